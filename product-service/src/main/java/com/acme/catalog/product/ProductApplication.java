@@ -1,0 +1,26 @@
+package com.acme.catalog.product;
+
+import com.acme.catalog.contracts.db.DatabaseCreator;
+import com.acme.catalog.contracts.web.SharedWebConfiguration;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+/** The product: projects the resolver's events into public catalog views and search, rebuildable at any time. */
+@SpringBootApplication
+@EnableScheduling
+@Import(SharedWebConfiguration.class)
+public class ProductApplication {
+
+    public static void main(String[] args) {
+        SpringApplication.run(ProductApplication.class, args);
+    }
+
+    @Bean
+    static DatabaseCreator databaseCreator() {
+        return new DatabaseCreator();
+    }
+}

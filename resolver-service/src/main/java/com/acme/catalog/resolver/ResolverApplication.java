@@ -1,0 +1,26 @@
+package com.acme.catalog.resolver;
+
+import com.acme.catalog.contracts.db.DatabaseCreator;
+import com.acme.catalog.contracts.web.SharedWebConfiguration;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+/** The resolver: owns accepted state per stream, its outbox, retention, exports and epochs. */
+@SpringBootApplication
+@EnableScheduling
+@Import(SharedWebConfiguration.class)
+public class ResolverApplication {
+
+    public static void main(String[] args) {
+        SpringApplication.run(ResolverApplication.class, args);
+    }
+
+    @Bean
+    static DatabaseCreator databaseCreator() {
+        return new DatabaseCreator();
+    }
+}

@@ -1,0 +1,117 @@
+package com.acme.catalog.resolver.stream;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ChainDigest;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Role;
+
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+
+/** Writes to accepted state and the stream cursor read. */
+@RestController
+@RequestMapping("/v1/streams/{tenant}/{catalog}")
+class StreamController {
+
+    private final StreamWriter writer;
+    private final CursorRepository cursors;
+    private final List<PrunedThroughSource> prunedThrough;
+
+    StreamController(StreamWriter writer, CursorRepository cursors, List<PrunedThroughSource> prunedThrough) {
+        this.writer = writer;
+        this.cursors = cursors;
+        this.prunedThrough = prunedThrough;
+    }
+
+    @PutMapping("/items/{itemId}")
+    Map<String, Object> putItem(@PathVariable String tenant, @PathVariable String catalog,
+            @PathVariable String itemId, @RequestBody JsonNode body) {
+        StreamId s = authorizedWrite(tenant, catalog);
+        return single(writer.write(s, List.of(ChangeParser.upsertItem(itemId, body))));
+    }
+
+    @DeleteMapping("/items/{itemId}")
+    Map<String, Object> deleteItem(@PathVariable String tenant, @PathVariable String catalog,
+            @PathVariable String itemId, @RequestParam(required = false) Integer expectedRevision) {
+        StreamId s = authorizedWrite(tenant, catalog);
+        return single(writer.write(s, List.of(ChangeParser.deleteItem(itemId, expectedRevision))));
+    }
+
+    @PutMapping("/mappings/{mappingId}")
+    Map<String, Object> putMapping(@PathVariable String tenant, @PathVariable String catalog,
+            @PathVariable String mappingId, @RequestBody JsonNode body) {
+        StreamId s = authorizedWrite(tenant, catalog);
+        return single(writer.write(s, List.of(ChangeParser.upsertMapping(mappingId, body))));
+    }
+
+    @PutMapping("/policies/{policyId}")
+    Map<String, Object> putPolicy(@PathVariable String tenant, @PathVariable String catalog,
+            @PathVariable String policyId, @RequestBody JsonNode body) {
+        StreamId s = authorizedWrite(tenant, catalog);
+        return single(writer.write(s, List.of(ChangeParser.upsertPolicy(policyId, body))));
+    }
+
+    @PutMapping("/releases/{releaseId}")
+    Map<String, Object> putRelease(@PathVariable String tenant, @PathVariable String catalog,
+            @PathVariable String releaseId, @RequestBody JsonNode body) {
+        StreamId s = authorizedWrite(tenant, catalog);
+        return single(writer.write(s, List.of(ChangeParser.putRelease(releaseId, body))));
+    }
+
+    @PostMapping("/transactions")
+    Map<String, Object> transaction(@PathVariable String tenant, @PathVariable String catalog,
+            @RequestBody JsonNode body) {
+        StreamId s = authorizedWrite(tenant, catalog);
+        WriteResult r = writer.write(s, ChangeParser.transaction(body));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("epoch", r.epoch());
+        out.put("firstPosition", r.firstPosition());
+        out.put("lastPosition", r.lastPosition());
+        out.put("transactionId", r.transactionId().toString());
+        return out;
+    }
+
+    @GetMapping("/cursor")
+    Map<String, Object> cursor(@PathVariable String tenant, @PathVariable String catalog) {
+        StreamId s = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER, Role.RELAY);
+        Cursor c = cursors.read(s).orElseThrow(
+                () -> new ApiException(ProblemCode.NOT_FOUND, "stream " + s + " has no cursor yet"));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("epoch", c.epoch());
+        out.put("position", c.position());
+        out.put("chainDigest", c.chainDigest() == null ? ChainDigest.ZERO : c.chainDigest());
+        out.put("prunedThrough", prunedThrough.stream().mapToLong(p -> p.prunedThrough(s, c.epoch())).max()
+                .orElse(0L));
+        return out;
+    }
+
+    private static StreamId authorizedWrite(String tenant, String catalog) {
+        StreamId s = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.WRITER);
+        return s;
+    }
+
+    private static Map<String, Object> single(WriteResult r) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("epoch", r.epoch());
+        out.put("position", r.lastPosition());
+        out.put("transactionId", r.transactionId().toString());
+        out.put("revision", r.revision());
+        return out;
+    }
+}

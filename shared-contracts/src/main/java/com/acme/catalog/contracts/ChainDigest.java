@@ -1,0 +1,42 @@
+package com.acme.catalog.contracts;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The hash chain over a (stream, epoch): {@code d(0)} is 64 zeros and
+ * {@code d(p) = hex(SHA-256(d(p-1) + "\n" + wire(p)))} over the exact UTF-8 bytes of the stored wire.
+ */
+public final class ChainDigest {
+
+    /** The digest before the first event. */
+    public static final String ZERO = "0".repeat(64);
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    private ChainDigest() {
+    }
+
+    /** @return the digest after {@code wire}, given the digest before it; never null */
+    public static String next(String previous, String wire) {
+        MessageDigest sha = sha256();
+        sha.update(previous.getBytes(StandardCharsets.US_ASCII));
+        sha.update((byte) '\n');
+        sha.update(wire.getBytes(StandardCharsets.UTF_8));
+        return HEX.formatHex(sha.digest());
+    }
+
+    public static boolean isDigest(String s) {
+        return s != null && s.length() == 64 && s.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    }
+
+    public static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every JVM", e);
+        }
+    }
+}

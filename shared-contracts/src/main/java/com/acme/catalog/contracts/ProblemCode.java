@@ -1,0 +1,37 @@
+package com.acme.catalog.contracts;
+
+/** Stable {@code code} members of problem+json bodies, with the HTTP status each is answered with. */
+public enum ProblemCode {
+    INVALID_ID(400),
+    INVALID_BODY(400),
+    PAYLOAD_TOO_LARGE(413),
+    UNAUTHENTICATED(401),
+    FORBIDDEN(403),
+    NOT_FOUND(404),
+    METHOD_NOT_ALLOWED(405),
+    REVISION_CONFLICT(409),
+    EPOCH_MISMATCH(409),
+    EXPORT_NOT_READY(409),
+    DESTINATION_NOT_EMPTY(409),
+    IMPORT_IN_PROGRESS(409),
+    CURSOR_STALE(410),
+    LEASE_EXPIRED(410),
+    EPOCH_CHANGED(410),
+    POSITION_AHEAD(422),
+    CHAIN_BROKEN(422),
+    INVALID_EVENT(422),
+    INTERNAL(500),
+    MAINTENANCE(503),
+    STREAM_FENCED(503),
+    HISTORY_ROLLED_BACK(503);
+
+    private final int status;
+
+    ProblemCode(int status) {
+        this.status = status;
+    }
+
+    public int status() {
+        return status;
+    }
+}

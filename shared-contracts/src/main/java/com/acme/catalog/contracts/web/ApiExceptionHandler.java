@@ -1,0 +1,78 @@
+package com.acme.catalog.contracts.web;
+
+import java.util.Map;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.InvalidIdException;
+import com.acme.catalog.contracts.ProblemCode;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
+
+/** Maps every failure to problem+json once, with a contract code. */
+@RestControllerAdvice
+public class ApiExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+    @ExceptionHandler(ApiException.class)
+    ResponseEntity<Map<String, Object>> api(ApiException e, HttpServletRequest req) {
+        if (e.code().status() >= 500) {
+            log.warn("{} {}: {} {}", req.getMethod(), req.getRequestURI(), e.code(), e.getMessage());
+        }
+        return Problems.response(e.code(), e.getMessage(), req.getRequestURI());
+    }
+
+    @ExceptionHandler(InvalidIdException.class)
+    ResponseEntity<Map<String, Object>> invalidId(InvalidIdException e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.INVALID_ID, e.getMessage(), req.getRequestURI());
+    }
+
+    @ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<Map<String, Object>> unreadable(HttpMessageNotReadableException e, HttpServletRequest req) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BodyLimitFilter.PayloadTooLargeException tooLarge) {
+                return Problems.response(ProblemCode.PAYLOAD_TOO_LARGE, tooLarge.getMessage(), req.getRequestURI());
+            }
+        }
+        return Problems.response(ProblemCode.INVALID_BODY, "request body is not valid JSON of the expected shape",
+                req.getRequestURI());
+    }
+
+    @ExceptionHandler(BodyLimitFilter.PayloadTooLargeException.class)
+    ResponseEntity<Map<String, Object>> tooLarge(BodyLimitFilter.PayloadTooLargeException e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.PAYLOAD_TOO_LARGE, e.getMessage(), req.getRequestURI());
+    }
+
+    @ExceptionHandler({MissingServletRequestParameterException.class, MethodArgumentTypeMismatchException.class,
+            HttpMediaTypeNotSupportedException.class})
+    ResponseEntity<Map<String, Object>> badRequest(Exception e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.INVALID_BODY, e.getMessage(), req.getRequestURI());
+    }
+
+    @ExceptionHandler(NoResourceFoundException.class)
+    ResponseEntity<Map<String, Object>> notFound(NoResourceFoundException e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.NOT_FOUND, "no such resource", req.getRequestURI());
+    }
+
+    @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
+    ResponseEntity<Map<String, Object>> method(HttpRequestMethodNotSupportedException e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.METHOD_NOT_ALLOWED, e.getMessage(), req.getRequestURI());
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<Map<String, Object>> unexpected(Exception e, HttpServletRequest req) {
+        log.error("{} {} failed", req.getMethod(), req.getRequestURI(), e);
+        return Problems.response(ProblemCode.INTERNAL, "internal error; see the service log", req.getRequestURI());
+    }
+}

@@ -1,0 +1,70 @@
+package com.acme.catalog.contracts.web;
+
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.contracts.ProblemCode;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Web plumbing both services share: bearer-token security (401/403 as problem+json), the request body cap and
+ * the exception mapping. Each service contributes a {@link PublicPaths} bean naming what needs no token.
+ */
+@Configuration(proxyBeanMethods = false)
+@Import(ApiExceptionHandler.class)
+public class SharedWebConfiguration {
+
+    /** Paths answered without a token, besides health and metrics. */
+    public record PublicPaths(List<String> patterns) {
+    }
+
+    @Bean
+    SecurityTokens securityTokens(@Value("${security.tokens:}") String spec) {
+        return SecurityTokens.parse(spec);
+    }
+
+    @Bean
+    SecurityFilterChain apiSecurity(HttpSecurity http, SecurityTokens tokens, ObjectMapper json,
+            List<PublicPaths> publicPaths) throws Exception {
+        String[] open = publicPaths.stream().flatMap(p -> p.patterns().stream()).toArray(String[]::new);
+        http.csrf(c -> c.disable())
+                .httpBasic(b -> b.disable())
+                .formLogin(f -> f.disable())
+                .logout(l -> l.disable())
+                .requestCache(r -> r.disable())
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .authorizeHttpRequests(a -> a
+                        .requestMatchers("/actuator/health", "/actuator/health/**", "/actuator/prometheus", "/error")
+                        .permitAll()
+                        .requestMatchers(open).permitAll()
+                        .anyRequest().authenticated())
+                .exceptionHandling(e -> e
+                        .authenticationEntryPoint((req, res, ex) -> Problems.write(res, json,
+                                ProblemCode.UNAUTHENTICATED, "a valid bearer token is required", req.getRequestURI()))
+                        .accessDeniedHandler((req, res, ex) -> Problems.write(res, json, ProblemCode.FORBIDDEN,
+                                "this token may not do that", req.getRequestURI())))
+                .addFilterBefore(new BearerTokenFilter(tokens), AnonymousAuthenticationFilter.class);
+        return http.build();
+    }
+
+    @Bean
+    FilterRegistrationBean<BodyLimitFilter> bodyLimitFilter(ObjectMapper json,
+            @Value("${http.max-body-bytes:1048576}") long maxBody,
+            @Value("${http.max-import-bytes:268435456}") long maxImport) {
+        var registration = new FilterRegistrationBean<>(
+                new BodyLimitFilter(maxBody, Map.of("/bootstrap-import", maxImport), json));
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        return registration;
+    }
+}
