@@ -99,8 +99,8 @@ final class WriteScenario implements Scenario {
         ThreadLocal<Connection> conn = ThreadLocal.withInitial(() -> {
             try {
                 Connection c = db.connect();
+                c.createStatement().execute("SET search_path = resolver"); // before autocommit off: survives rollbacks
                 c.setAutoCommit(false);
-                c.createStatement().execute("SET search_path = resolver");
                 return c;
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
