@@ -1,0 +1,56 @@
+package com.acme.catalog.resolver.export;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.resolver.stream.Cursor;
+import com.acme.catalog.resolver.stream.CursorRepository;
+
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code GET …/state-checksum}: cursor and profile checksums read in one REPEATABLE READ READ ONLY snapshot. */
+@RestController
+class StateChecksumController {
+
+    private final TransactionTemplate snapshot;
+    private final CursorRepository cursors;
+    private final StateChecksumRepository checksums;
+
+    StateChecksumController(PlatformTransactionManager tm, CursorRepository cursors,
+            StateChecksumRepository checksums) {
+        this.snapshot = new TransactionTemplate(tm);
+        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        this.snapshot.setReadOnly(true);
+        this.cursors = cursors;
+        this.checksums = checksums;
+    }
+
+    @GetMapping("/v1/streams/{tenant}/{catalog}/state-checksum")
+    Map<String, Object> stateChecksum(@PathVariable String tenant, @PathVariable String catalog) {
+        StreamId s = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
+        return snapshot.execute(status -> {
+            Cursor c = cursors.read(s).orElse(null);
+            Map<Table, TableChecksum> tables = checksums.compute(s);
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("epoch", c == null ? 1 : c.epoch());
+            out.put("position", c == null ? 0 : c.position());
+            out.put("profile", AcceptedStateChecksum.PROFILE);
+            Map<String, Object> t = new LinkedHashMap<>();
+            tables.forEach((table, sum) -> t.put(table.name(), Map.of("rows", sum.rows(), "sha256", sum.sha256())));
+            out.put("tables", t);
+            return out;
+        });
+    }
+}
