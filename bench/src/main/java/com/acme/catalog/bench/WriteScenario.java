@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.UuidV7;
+import com.acme.catalog.testsupport.ServiceProcess;
 import com.acme.catalog.testsupport.TestDatabase;
 
 /**

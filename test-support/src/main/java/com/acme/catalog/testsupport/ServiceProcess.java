@@ -1,4 +1,4 @@
-package com.acme.catalog.bench;
+package com.acme.catalog.testsupport;
 
 import java.io.File;
 import java.io.IOException;
@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 
 /** A service started from its packaged jar, as an operator would ({@code java -jar}), stopped on close. */
-final class ServiceProcess implements AutoCloseable {
+public final class ServiceProcess implements AutoCloseable {
 
     private final Process process;
     private final int port;
@@ -27,7 +27,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Starts {@code <module>/target/<module>.jar} with the environment given and waits until healthy. */
-    static ServiceProcess start(String module, int port, Map<String, String> env) throws Exception {
+    public static ServiceProcess start(String module, int port, Map<String, String> env) throws Exception {
         Path jar = locate(module);
         Path log = Files.createTempFile(module + "-", ".log");
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx1g", "-jar", jar.toString()));
@@ -39,11 +39,11 @@ final class ServiceProcess implements AutoCloseable {
         return sp;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    String baseUrl() {
+    public String baseUrl() {
         return "http://localhost:" + port;
     }
 
@@ -86,6 +86,17 @@ final class ServiceProcess implements AutoCloseable {
     private static String javaBin() {
         return Path.of(System.getProperty("java.home"), "bin", "java" + (File.separatorChar == '\\' ? ".exe" : ""))
                 .toString();
+    }
+
+    /** The service's combined stdout and stderr. */
+    public Path log() {
+        return log;
+    }
+
+    /** Kills the process at once (SIGKILL): no shutdown hooks, no graceful stop, like a crash. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Override
