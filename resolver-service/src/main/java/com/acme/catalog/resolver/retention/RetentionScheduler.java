@@ -11,7 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 
 /**
@@ -20,7 +23,7 @@ import org.springframework.stereotype.Component;
  * backlog must not hold up the application's shared {@code @Scheduled} thread.
  */
 @Component
-class RetentionScheduler implements SmartLifecycle {
+class RetentionScheduler implements SmartLifecycle, ApplicationListener<ContextClosedEvent>, Ordered {
 
     private static final Logger log = LoggerFactory.getLogger(RetentionScheduler.class);
 
@@ -86,6 +89,17 @@ class RetentionScheduler implements SmartLifecycle {
             }
         }
         executor = null;
+    }
+
+    /** Stops background database work as soon as the context starts closing, before anything else shuts down. */
+    @Override
+    public void onApplicationEvent(ContextClosedEvent event) {
+        stop();
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
     }
 
     @Override
