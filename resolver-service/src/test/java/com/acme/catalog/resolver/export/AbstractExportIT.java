@@ -3,8 +3,6 @@ package com.acme.catalog.resolver.export;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -28,22 +26,18 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Export ITs: objects go to a temporary directory (unless a class overrides the store), the scheduled pruner and
+ * Export ITs: objects go to a directory under java.io.tmpdir (a class may override the store), the scheduled pruner and
  * status refresh are off and min-age is 0, so each test decides when pruning happens.
  */
 @TestPropertySource(properties = {"retention.prune.enabled=false", "retention.status.enabled=false",
-        "retention.min-age=PT0S"})
+        "retention.min-age=PT0S", "object.store.uri=file:${java.io.tmpdir}/resolver-export-it"})
 abstract class AbstractExportIT extends ResolverIT {
-
-    private static Path objects;
 
     @Autowired
     protected StreamWriter writer;
@@ -53,16 +47,6 @@ abstract class AbstractExportIT extends ResolverIT {
     protected ObjectMapper json;
     @Autowired
     protected ObjectStore store;
-
-    @DynamicPropertySource
-    static void objectStore(DynamicPropertyRegistry registry) throws IOException {
-        synchronized (AbstractExportIT.class) {
-            if (objects == null) {
-                objects = Files.createTempDirectory("export-it-");
-            }
-        }
-        registry.add("object.store.uri", () -> "file:" + objects);
-    }
 
     /** Commits {@code n} item upserts (ids sku-0..sku-12), one logical transaction each, in one commit. */
     protected long writeItems(StreamId s, int n) {

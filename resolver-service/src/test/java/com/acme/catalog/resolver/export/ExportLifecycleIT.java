@@ -2,6 +2,7 @@ package com.acme.catalog.resolver.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -15,6 +16,7 @@ import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportObjectReader;
 import com.acme.catalog.resolver.export.ExportObserver.Step;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -165,18 +167,21 @@ class ExportLifecycleIT extends AbstractExportIT {
             assertThat(done.path("status").stringValue()).isEqualTo("READY");
             ids[i] = done.path("exportId").stringValue();
         }
-        for (int i = 0; i < ids.length; i++) {
-            Response r = get("/v1/exports/" + ids[i], "op");
-            String prefix = "exports/acme/keep/e1/" + ids[i] + "/";
-            if (i < 2) {
-                assertThat(r.status()).isEqualTo(404);
-                assertThat(r.body().path("detail").stringValue()).contains("retired");
-                assertThat(objectKeys(prefix)).isEmpty();
-            } else {
-                assertThat(r.status()).isEqualTo(200);
-                assertThat(objectKeys(prefix)).hasSize(5);
+        // retirement follows READY (the row is marked first, objects deleted after): the store converges
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            for (int i = 0; i < ids.length; i++) {
+                Response r = get("/v1/exports/" + ids[i], "op");
+                String prefix = "exports/acme/keep/e1/" + ids[i] + "/";
+                if (i < 2) {
+                    assertThat(r.status()).isEqualTo(404);
+                    assertThat(r.body().path("detail").stringValue()).contains("retired");
+                    assertThat(objectKeys(prefix)).isEmpty();
+                } else {
+                    assertThat(r.status()).isEqualTo(200);
+                    assertThat(objectKeys(prefix)).hasSize(5);
+                }
             }
-        }
+        });
         assertThat(get("/v1/exports/" + otherExport.path("exportId").stringValue(), "op").status())
                 .as("other streams keep their own").isEqualTo(200);
     }
