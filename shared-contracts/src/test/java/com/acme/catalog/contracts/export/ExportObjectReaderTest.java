@@ -1,0 +1,184 @@
+package com.acme.catalog.contracts.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
+
+import com.acme.catalog.contracts.ChainDigest;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Accumulator;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.export.ExportManifest.ManifestObject;
+import com.acme.catalog.contracts.objectstore.FileSystemObjectStore;
+import com.acme.catalog.contracts.objectstore.ObjectStore;
+import com.acme.catalog.contracts.objectstore.ObjectStore.StoredObject;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The verifying reader accepts exactly what the manifest promises and detects every kind of damage: a flipped
+ * byte, a truncated object, a row-count or checksum mismatch, a wrong header.
+ */
+class ExportObjectReaderTest {
+
+    private static final String MANIFEST = "exports/acme/shoes/e1/x/manifest.json";
+
+    @TempDir
+    Path dir;
+    ObjectStore store;
+    ExportManifest manifest;
+
+    /** PostgreSQL CSV rows (header first) for each table; quoted fields with commas, quotes and a newline. */
+    private static final Map<Table, String> CSV = Map.of(
+            Table.items, """
+                    item_id,revision,deleted,attributes
+                    a,2,t,{}
+                    b,1,f,"{""a"": [1, 2], ""z"": ""x,y""}"
+                    c:1,7,f,"{""name"": ""Zoë ü""}"
+                    """,
+            Table.mappings, """
+                    mapping_id,revision,source,target
+                    m1,1,"colour
+                    line two",color
+                    m2,3,"",""
+                    """,
+            Table.policies, "policy_id,revision,rules\n",
+            Table.releases, """
+                    release_id,revision,visibility,items
+                    r1,1,PUBLIC,"[{""itemId"": ""b"", ""revision"": 1}]"
+                    """);
+
+    @BeforeEach
+    void writeExport() throws IOException {
+        store = new FileSystemObjectStore(dir);
+        Map<Table, TableChecksum> sums = new EnumMap<>(Table.class);
+        List<ManifestObject> objects = new ArrayList<>();
+        for (Table t : Table.values()) {
+            byte[] csv = CSV.get(t).getBytes(StandardCharsets.UTF_8);
+            StoredObject so = store.put(ExportFormat.siblingKey(MANIFEST, ExportFormat.objectName(t)),
+                    ExportFormat.OBJECT_CONTENT_TYPE, out -> gzip(out, csv));
+            long rows = CSV.get(t).lines().count() - 1 - (t == Table.mappings ? 1 : 0);
+            objects.add(new ManifestObject(ExportFormat.objectName(t), t, rows, so.bytes(), so.sha256(),
+                    ExportFormat.OBJECT_CONTENT_TYPE, ExportFormat.OBJECT_FORMAT, ExportFormat.OBJECT_COMPRESSION,
+                    ExportFormat.columns(t)));
+        }
+        Accumulator items = new Accumulator(Table.items);
+        items.row("a", 2, true, "{}");
+        items.row("b", 1, false, "{\"a\": [1, 2], \"z\": \"x,y\"}");
+        items.row("c:1", 7, false, "{\"name\": \"Zoë ü\"}");
+        sums.put(Table.items, items.finish());
+        Accumulator mappings = new Accumulator(Table.mappings);
+        mappings.row("m1", 1, "colour\nline two", "color");
+        mappings.row("m2", 3, "", "");
+        sums.put(Table.mappings, mappings.finish());
+        sums.put(Table.policies, new Accumulator(Table.policies).finish());
+        Accumulator releases = new Accumulator(Table.releases);
+        releases.row("r1", 1, "PUBLIC", "[{\"itemId\": \"b\", \"revision\": 1}]");
+        sums.put(Table.releases, releases.finish());
+        manifest = new ExportManifest("x", "acme", "shoes", 1, 9, ChainDigest.ZERO, Instant.parse("2026-01-02T03:04:05Z"),
+                AcceptedStateChecksum.PROFILE, sums, objects);
+    }
+
+    @Test
+    void intactExportVerifiesWithTheProfileChecksumOfItsRows() throws IOException {
+        Map<Table, TableChecksum> sums = ExportObjectReader.verify(store, MANIFEST, manifest);
+        assertThat(sums).isEqualTo(manifest.stateChecksum());
+        List<String[]> rows = new ArrayList<>();
+        ExportObjectReader.read(store, MANIFEST, manifest.object(Table.mappings), rows::add);
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(0)).containsExactly("m1", "1", "colour\nline two", "color");
+    }
+
+    @Test
+    void manifestRoundTripsThroughJson() throws IOException {
+        ExportManifest parsed = ExportManifest.parse(manifest.toJson());
+        assertThat(parsed).isEqualTo(manifest);
+        assertThat(new String(manifest.toJson(), StandardCharsets.UTF_8))
+                .startsWith("{\"format\":\"resolver-export\",\"formatVersion\":1,\"exportId\":\"x\"");
+        assertThatThrownBy(() -> ExportManifest.parse("{\"format\":\"other\"}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(CorruptExportException.class);
+    }
+
+    @Test
+    void aFlippedByteIsDetected() throws IOException {
+        Path items = dir.resolve(ExportFormat.siblingKey(MANIFEST, "items.csv.gz"));
+        byte[] bytes = Files.readAllBytes(items);
+        for (int at : new int[] {bytes.length / 2, bytes.length - 3, 12}) {
+            byte[] damaged = bytes.clone();
+            damaged[at] ^= 0x01;
+            Files.write(items, damaged);
+            assertThatThrownBy(() -> ExportObjectReader.verify(store, MANIFEST, manifest))
+                    .as("flip at %d", at).isInstanceOf(CorruptExportException.class);
+        }
+    }
+
+    @Test
+    void aTruncatedOrExtendedObjectIsDetected() throws IOException {
+        Path items = dir.resolve(ExportFormat.siblingKey(MANIFEST, "items.csv.gz"));
+        byte[] bytes = Files.readAllBytes(items);
+        Files.write(items, java.util.Arrays.copyOf(bytes, bytes.length - 5));
+        assertThatThrownBy(() -> ExportObjectReader.verify(store, MANIFEST, manifest))
+                .isInstanceOf(CorruptExportException.class);
+        byte[] longer = java.util.Arrays.copyOf(bytes, bytes.length + 4);
+        Files.write(items, longer);
+        assertThatThrownBy(() -> ExportObjectReader.verify(store, MANIFEST, manifest))
+                .isInstanceOf(CorruptExportException.class).hasMessageContaining("bytes");
+    }
+
+    @Test
+    void aValidObjectWithOtherContentIsDetectedByItsHash() throws IOException {
+        // well-formed gzip CSV with the right row count, but one attribute changed: size or SHA-256 tell
+        byte[] csv = CSV.get(Table.items).replace("\"\"x,y\"\"", "\"\"x,z\"\"").getBytes(StandardCharsets.UTF_8);
+        store.put(ExportFormat.siblingKey(MANIFEST, "items.csv.gz"), ExportFormat.OBJECT_CONTENT_TYPE,
+                out -> gzip(out, csv));
+        assertThatThrownBy(() -> ExportObjectReader.verify(store, MANIFEST, manifest))
+                .isInstanceOf(CorruptExportException.class).hasMessageMatching(".*(SHA-256|bytes).*");
+    }
+
+    @Test
+    void rowCountAndHeaderAreChecked() throws IOException {
+        ManifestObject items = manifest.object(Table.items);
+        ManifestObject oneRowMore = new ManifestObject(items.name(), items.table(), items.rows() + 1, items.bytes(),
+                items.sha256(), items.contentType(), items.format(), items.compression(), items.columns());
+        assertThatThrownBy(() -> ExportObjectReader.read(store, MANIFEST, oneRowMore, f -> { }))
+                .isInstanceOf(CorruptExportException.class).hasMessageContaining("rows");
+        byte[] csv = "id,revision,deleted,attributes\n".getBytes(StandardCharsets.UTF_8);
+        store.put(ExportFormat.siblingKey(MANIFEST, "items.csv.gz"), ExportFormat.OBJECT_CONTENT_TYPE,
+                out -> gzip(out, csv));
+        assertThatThrownBy(() -> ExportObjectReader.read(store, MANIFEST, items, f -> { }))
+                .isInstanceOf(CorruptExportException.class).hasMessageContaining("header");
+    }
+
+    @Test
+    void csvRecordsParseOneAtATime() throws IOException {
+        assertThat(CsvRecordReader.parseRecord("a,\"b,\"\"c\"\"\",,\"\"\n".getBytes(StandardCharsets.UTF_8)))
+                .containsExactly("a", "b,\"c\"", "", "");
+        assertThatThrownBy(() -> CsvRecordReader.parseRecord("a\nb\n".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(CorruptExportException.class);
+        assertThatThrownBy(() -> CsvRecordReader.parseRecord("\"open\n".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(CorruptExportException.class);
+    }
+
+    private static void gzip(OutputStream out, byte[] bytes) throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (GZIPOutputStream gz = new GZIPOutputStream(buf)) {
+            gz.write(bytes);
+        }
+        out.write(buf.toByteArray());
+    }
+}
