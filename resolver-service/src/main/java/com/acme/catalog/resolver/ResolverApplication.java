@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver;
 
+import java.time.Clock;
+
 import com.acme.catalog.contracts.db.DatabaseCreator;
 import com.acme.catalog.contracts.web.SharedWebConfiguration;
 
@@ -22,5 +24,14 @@ public class ResolverApplication {
     @Bean
     static DatabaseCreator databaseCreator() {
         return new DatabaseCreator();
+    }
+
+    /**
+     * This JVM's clock, for non-authoritative times only (logs, "observed at" fields); anything that decides
+     * expiry or ordering uses the database clock in SQL. Tests replace it to prove that.
+     */
+    @Bean
+    Clock clock() {
+        return Clock.systemUTC();
     }
 }

@@ -1,0 +1,177 @@
+package com.acme.catalog.resolver.retention;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Caller;
+import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.resolver.retention.ConsumerRepository.ConsumerRegistration;
+import com.acme.catalog.resolver.retention.LeaseRepository.LeaseRow;
+import com.acme.catalog.resolver.retention.OutboxPruner.PruneOutcome;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * CONTRACT retention endpoints. Role {@code operator}, or {@code consumer} for consumers and leases its own token
+ * registered or created; tenant-limited tokens only reach their tenants. Deregistration and prune: operator only.
+ */
+@RestController
+@RequestMapping("/v1/retention")
+class RetentionController {
+
+    private final RetentionService service;
+    private final ConsumerRegistry registry;
+    private final RetentionStatusReader statusReader;
+    private final OutboxPruner pruner;
+
+    RetentionController(RetentionService service, ConsumerRegistry registry, RetentionStatusReader statusReader,
+            OutboxPruner pruner) {
+        this.service = service;
+        this.registry = registry;
+        this.statusReader = statusReader;
+        this.pruner = pruner;
+    }
+
+    @PostMapping("/consumers")
+    ResponseEntity<Map<String, Object>> register(@RequestBody JsonNode body) {
+        Access.require(Role.OPERATOR, Role.CONSUMER);
+        RetentionRequests.Registration r = RetentionRequests.registration(body);
+        Caller caller = Access.require(r.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        ConsumerRegistration reg = registry.register(r.consumerId(), r.stream(), r.epoch(), r.deliveryUrl(), caller);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("consumerId", reg.consumerId());
+        out.put("durablePosition", reg.durablePosition());
+        out.put("tenant", reg.stream().tenant());
+        out.put("catalog", reg.stream().catalog());
+        out.put("epoch", reg.epoch());
+        out.put("deliveryUrl", reg.deliveryUrl());
+        out.put("registeredAt", reg.registeredAt().toString());
+        return ResponseEntity.status(HttpStatus.CREATED).body(out);
+    }
+
+    @PutMapping("/consumers/{consumerId}/progress")
+    Map<String, Object> progress(@PathVariable String consumerId, @RequestBody JsonNode body) {
+        Access.require(Role.OPERATOR, Role.CONSUMER);
+        String id = RetentionRequests.consumerId(consumerId);
+        RetentionRequests.Progress p = RetentionRequests.progress(body);
+        Caller caller = Access.require(p.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        long durable = registry.reportProgress(id, p.stream(), p.epoch(), p.position(), caller);
+        return Map.of("durablePosition", durable);
+    }
+
+    @DeleteMapping("/consumers/{consumerId}")
+    ResponseEntity<Void> deregister(@PathVariable String consumerId,
+            @RequestParam(required = false) String tenant, @RequestParam(required = false) String catalog) {
+        Caller caller = Access.require(Role.OPERATOR);
+        String id = RetentionRequests.consumerId(consumerId);
+        RetentionRequests.filter(tenant, catalog);
+        if (tenant != null) {
+            Access.require(tenant, Role.OPERATOR);
+        }
+        registry.deregister(id, tenant, catalog, caller);
+        return ResponseEntity.noContent().build();
+    }
+
+    @PostMapping("/leases")
+    ResponseEntity<Map<String, Object>> createLease(@RequestBody JsonNode body) {
+        Access.require(Role.OPERATOR, Role.CONSUMER);
+        RetentionRequests.NewLease r = RetentionRequests.newLease(body);
+        Caller caller = Access.require(r.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        Lease lease = service.pinRetention(r.stream(), r.epoch(), r.ttl(), r.owner(), caller.name());
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("leaseId", lease.leaseId().toString());
+        out.put("pin", lease.pin());
+        out.put("expiresAt", lease.expiresAt().toString());
+        out.put("tenant", lease.stream().tenant());
+        out.put("catalog", lease.stream().catalog());
+        out.put("epoch", lease.epoch());
+        out.put("owner", lease.owner());
+        return ResponseEntity.status(HttpStatus.CREATED).body(out);
+    }
+
+    @PostMapping("/leases/{leaseId}/renew")
+    Map<String, Object> renew(@PathVariable String leaseId, @RequestBody JsonNode body) {
+        Caller caller = Access.require(Role.OPERATOR, Role.CONSUMER);
+        UUID id = RetentionRequests.leaseId(leaseId);
+        var ttl = RetentionRequests.ttl(body);
+        requireLeaseAccess(caller, service.find(id));
+        return Map.of("expiresAt", service.renew(id, ttl).toString());
+    }
+
+    @DeleteMapping("/leases/{leaseId}")
+    ResponseEntity<Void> release(@PathVariable String leaseId) {
+        Caller caller = Access.require(Role.OPERATOR, Role.CONSUMER);
+        UUID id = RetentionRequests.leaseId(leaseId);
+        requireLeaseAccess(caller, service.find(id));
+        service.release(id);
+        return ResponseEntity.noContent().build();
+    }
+
+    @GetMapping("/streams/{tenant}/{catalog}")
+    Map<String, Object> status(@PathVariable String tenant, @PathVariable String catalog,
+            @RequestParam(required = false) String epoch) {
+        Access.require(Role.OPERATOR, Role.CONSUMER);
+        StreamId s = new StreamId(tenant, catalog);
+        Long e = RetentionRequests.optionalEpoch(epoch);
+        Access.require(tenant, Role.OPERATOR, Role.CONSUMER);
+        return RetentionJson.status(statusReader.read(s, e));
+    }
+
+    @PostMapping("/prune")
+    Map<String, Object> prune(@RequestBody(required = false) JsonNode body) {
+        Caller caller = Access.require(Role.OPERATOR);
+        if (body != null && !body.isObject() && !body.isNull() && !body.isMissingNode()) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "body must be a JSON object");
+        }
+        String tenant = body == null || !body.isObject() ? null : RetentionRequests.optionalText(body, "tenant");
+        String catalog = body == null || !body.isObject() ? null : RetentionRequests.optionalText(body, "catalog");
+        RetentionRequests.filter(tenant, catalog);
+        if (tenant != null) {
+            Access.require(tenant, Role.OPERATOR);
+        } else if (!caller.tenants().isEmpty()) {
+            throw new ApiException(ProblemCode.FORBIDDEN, "a tenant-limited token must name its tenant");
+        }
+        if (tenant != null && catalog != null) {
+            StreamId s = new StreamId(tenant, catalog);
+            statusReader.read(s, null); // 404 for a stream retention knows nothing about
+            List<PruneOutcome> outcomes = pruner.pruneAll(tenant, catalog);
+            return RetentionJson.pruneResult(outcomes, statusReader.read(s, null));
+        }
+        return RetentionJson.pruneSummary(pruner.pruneAll(tenant, catalog), this::statusReaderOrNull);
+    }
+
+    private RetentionStatus statusReaderOrNull(StreamId s) {
+        try {
+            return statusReader.read(s, null);
+        } catch (ApiException e) {
+            if (e.code() == ProblemCode.NOT_FOUND || e.code() == ProblemCode.STREAM_FENCED) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    private static void requireLeaseAccess(Caller caller, LeaseRow lease) {
+        Access.require(lease.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        if (!caller.has(Role.OPERATOR) && !caller.name().equals(lease.createdBy())) {
+            throw new ApiException(ProblemCode.FORBIDDEN, "lease " + lease.leaseId() + " was created by another token");
+        }
+    }
+}

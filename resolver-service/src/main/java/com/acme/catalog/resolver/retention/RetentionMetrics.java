@@ -1,0 +1,93 @@
+package com.acme.catalog.resolver.retention;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.stream.StreamMetrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import org.springframework.stereotype.Component;
+
+/**
+ * Retention metrics with the CONTRACT names. The gauges are replaced wholesale from database snapshots
+ * ({@link #publish}), so every instance reports the same values whoever pruned, leased or registered; the
+ * counters count what this instance did (sum them across instances).
+ */
+@Component
+class RetentionMetrics {
+
+    private final MeterRegistry registry;
+    private final StreamMetrics streamMetrics;
+    private final MultiGauge prunedThrough;
+    private final MultiGauge retainedEvents;
+    private final MultiGauge blocked;
+    private final MultiGauge consumerLag;
+    private final MultiGauge leasesActive;
+    private final Map<StreamId, Long> epochs = new ConcurrentHashMap<>();
+
+    RetentionMetrics(MeterRegistry registry, StreamMetrics streamMetrics) {
+        this.registry = registry;
+        this.streamMetrics = streamMetrics;
+        this.prunedThrough = MultiGauge.builder("resolver.outbox.pruned.through")
+                .description("pruned-through P of the stream's open epoch").register(registry);
+        this.retainedEvents = MultiGauge.builder("resolver.retention.retained.events")
+                .description("outbox events retained above P in the open epoch").register(registry);
+        this.blocked = MultiGauge.builder("resolver.retention.blocked")
+                .description("things holding retention below the cursor, by reason (consumer, lease, "
+                        + "unpublished, gap)").register(registry);
+        this.consumerLag = MultiGauge.builder("resolver.consumer.lag.events")
+                .description("cursor minus the consumer's durable position").register(registry);
+        this.leasesActive = MultiGauge.builder("resolver.leases.active")
+                .description("live rebuild leases of the open epoch").register(registry);
+    }
+
+    /** Replaces every retention gauge with the given snapshots (one per stream); absent streams disappear. */
+    void publish(List<RetentionStatus> statuses) {
+        List<MultiGauge.Row<?>> pruned = new ArrayList<>();
+        List<MultiGauge.Row<?>> retained = new ArrayList<>();
+        List<MultiGauge.Row<?>> blockedRows = new ArrayList<>();
+        List<MultiGauge.Row<?>> lag = new ArrayList<>();
+        List<MultiGauge.Row<?>> active = new ArrayList<>();
+        for (RetentionStatus st : statuses) {
+            Tags stream = Tags.of("tenant", st.stream().tenant(), "catalog", st.stream().catalog());
+            pruned.add(MultiGauge.Row.of(stream, st.prunedThrough()));
+            retained.add(MultiGauge.Row.of(stream, st.retainedEvents()));
+            for (Blocker.Kind kind : Blocker.Kind.values()) {
+                blockedRows.add(MultiGauge.Row.of(stream.and("reason", kind.wire()), st.blockedCount(kind)));
+            }
+            for (RetentionStatus.ConsumerView c : st.consumers()) {
+                if (c.epoch() == st.epoch()) {
+                    lag.add(MultiGauge.Row.of(stream.and("consumer", c.consumerId()), c.lagEvents()));
+                }
+            }
+            active.add(MultiGauge.Row.of(stream, st.leases().size()));
+            Long previousEpoch = epochs.put(st.stream(), st.epoch());
+            if (previousEpoch != null && previousEpoch != st.epoch()) {
+                streamMetrics.resetPosition(st.stream(), st.cursor());
+            } else {
+                streamMetrics.observePosition(st.stream(), st.cursor());
+            }
+        }
+        prunedThrough.register(pruned, true);
+        retainedEvents.register(retained, true);
+        blocked.register(blockedRows, true);
+        consumerLag.register(lag, true);
+        leasesActive.register(active, true);
+    }
+
+    void pruned(StreamId s, long events) {
+        Counter.builder("resolver.outbox.pruned.events").description("outbox events deleted by the pruner")
+                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry).increment(events);
+    }
+
+    void leaseExpired(StreamId s) {
+        Counter.builder("resolver.leases.expired").description("leases that expired without being released")
+                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry).increment();
+    }
+}

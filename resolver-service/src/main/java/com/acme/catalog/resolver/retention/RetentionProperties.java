@@ -1,0 +1,62 @@
+package com.acme.catalog.resolver.retention;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code retention.*} settings; docs/retention.md lists them for operators.
+ *
+ * @param minAge how long a published event stays in the outbox at least, counted from its {@code published_at}
+ *               (database time); a safety margin for redeliveries and unregistered readers, not a replacement for
+ *               consumers and leases
+ * @param prune  the outbox pruner
+ * @param status the periodic status refresh that feeds the retention gauges from the database
+ * @param lease  rebuild lease limits
+ */
+@ConfigurationProperties("retention")
+record RetentionProperties(@DefaultValue("PT1H") Duration minAge, @DefaultValue Prune prune,
+        @DefaultValue Status status, @DefaultValue Lease lease) {
+
+    RetentionProperties {
+        if (minAge.isNegative()) {
+            throw new IllegalArgumentException("retention.min-age must not be negative");
+        }
+    }
+
+    /**
+     * @param enabled             whether the scheduled pruner runs ({@code POST /v1/retention/prune} always works)
+     * @param interval            pause between two scheduled prune cycles
+     * @param batchSize           outbox rows deleted per transaction; each batch holds the retention lock briefly
+     * @param batchPause          pause between two batches of one stream, leaving the disk to writers
+     * @param maxBatchesPerStream batches per stream per cycle; the next cycle continues where this one stopped
+     */
+    record Prune(@DefaultValue("true") boolean enabled, @DefaultValue("PT30S") Duration interval,
+            @DefaultValue("1000") int batchSize, @DefaultValue("PT0S") Duration batchPause,
+            @DefaultValue("200") int maxBatchesPerStream) {
+
+        Prune {
+            if (batchSize < 1 || batchSize > 100_000) {
+                throw new IllegalArgumentException("retention.prune.batch-size must be 1..100000");
+            }
+            if (maxBatchesPerStream < 1) {
+                throw new IllegalArgumentException("retention.prune.max-batches-per-stream must be >= 1");
+            }
+        }
+    }
+
+    /**
+     * @param enabled         whether gauges are refreshed periodically (besides after each scheduled prune cycle)
+     * @param refreshInterval how often
+     */
+    record Status(@DefaultValue("true") boolean enabled, @DefaultValue("PT15S") Duration refreshInterval) {
+    }
+
+    /**
+     * @param maxTtl    the longest ttl a lease may ask for at once (renew to keep it longer)
+     * @param keepEnded how long released or expired lease rows are kept for inspection before they are deleted
+     */
+    record Lease(@DefaultValue("PT24H") Duration maxTtl, @DefaultValue("P7D") Duration keepEnded) {
+    }
+}

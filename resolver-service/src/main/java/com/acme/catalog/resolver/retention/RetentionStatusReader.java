@@ -1,0 +1,116 @@
+package com.acme.catalog.resolver.retention;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.retention.ConsumerRepository.ConsumerRegistration;
+import com.acme.catalog.resolver.retention.LeaseRepository.LeaseRow;
+import com.acme.catalog.resolver.retention.RetainedOutboxRepository.Scan;
+import com.acme.catalog.resolver.retention.RetentionRepository.EpochCursor;
+import com.acme.catalog.resolver.retention.RetentionRepository.StreamHead;
+import com.acme.catalog.resolver.retention.RetentionStatus.ConsumerView;
+import com.acme.catalog.resolver.retention.RetentionStatus.LeaseView;
+
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** Reads {@link RetentionStatus} in one REPEATABLE READ snapshot, so cursor, P and outbox rows agree. */
+@Component
+class RetentionStatusReader {
+
+    private final TransactionTemplate snapshot;
+    private final RetentionRepository retention;
+    private final ConsumerRepository consumers;
+    private final LeaseRepository leases;
+    private final RetainedOutboxRepository outbox;
+    private final RetentionProperties properties;
+    private final Clock clock;
+
+    RetentionStatusReader(PlatformTransactionManager txManager, RetentionRepository retention,
+            ConsumerRepository consumers, LeaseRepository leases, RetainedOutboxRepository outbox,
+            RetentionProperties properties, Clock clock) {
+        this.snapshot = new TransactionTemplate(txManager);
+        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        this.snapshot.setReadOnly(true);
+        this.retention = retention;
+        this.consumers = consumers;
+        this.leases = leases;
+        this.outbox = outbox;
+        this.properties = properties;
+        this.clock = clock;
+    }
+
+    /**
+     * @param epoch the epoch to report, or null for the stream's open epoch
+     * @throws ApiException {@code NOT_FOUND} for a stream retention knows nothing about, or an unknown epoch
+     */
+    RetentionStatus read(StreamId s, Long epoch) {
+        return snapshot.execute(status -> {
+            long e;
+            long cursor;
+            if (epoch == null) {
+                StreamHead head = retention.openHead(s);
+                if (!head.written() && !retention.retentionKnown(s)) {
+                    throw new ApiException(ProblemCode.NOT_FOUND, "stream " + s + " has no cursor and no retention");
+                }
+                e = head.epoch();
+                cursor = head.position();
+            } else {
+                e = epoch;
+                cursor = retention.epochCursor(s, e).map(EpochCursor::position).orElseThrow(() ->
+                        new ApiException(ProblemCode.NOT_FOUND, "stream " + s + " has no epoch " + epoch));
+            }
+            return build(s, e, cursor);
+        });
+    }
+
+    private RetentionStatus build(StreamId s, long epoch, long cursor) {
+        long p = retention.prunedThrough(s, epoch);
+        Scan scan = outbox.scan(s, epoch, p, Long.MAX_VALUE, properties.minAge());
+        List<ConsumerView> consumerViews = new ArrayList<>();
+        List<Blocker> blockers = new ArrayList<>();
+        long pruneable = scan.ripeThrough();
+        for (ConsumerRegistration c : consumers.forStream(s)) {
+            long theirCursor = c.epoch() == epoch ? cursor
+                    : retention.epochCursor(s, c.epoch()).map(EpochCursor::position).orElse(0L);
+            consumerViews.add(new ConsumerView(c.consumerId(), c.epoch(), c.durablePosition(),
+                    Math.max(0, theirCursor - c.durablePosition()), c.deliveryUrl(), c.registeredAt(),
+                    c.progressAt()));
+            if (c.epoch() == epoch) {
+                pruneable = Math.min(pruneable, c.durablePosition());
+                if (c.durablePosition() < cursor) {
+                    blockers.add(new Blocker(Blocker.Kind.CONSUMER, c.consumerId(), c.durablePosition()));
+                }
+            }
+        }
+        List<LeaseView> leaseViews = new ArrayList<>();
+        for (LeaseRow l : leases.live(s, epoch)) {
+            leaseViews.add(new LeaseView(l.leaseId(), l.owner(), l.pin(), l.createdAt(), l.expiresAt()));
+            pruneable = Math.min(pruneable, l.pin());
+            if (l.pin() < cursor) {
+                blockers.add(new Blocker(Blocker.Kind.LEASE, l.leaseId().toString(), l.pin()));
+            }
+        }
+        if (scan.firstUnpublished() != null) {
+            String eventId = outbox.eventId(s, epoch, scan.firstUnpublished()).map(Object::toString).orElse(null);
+            blockers.add(new Blocker(Blocker.Kind.UNPUBLISHED, eventId, scan.firstUnpublished()));
+        }
+        Long missing = scan.firstMissing();
+        if (missing == null && p + scan.retained() < cursor) {
+            missing = p + scan.retained() + 1;
+        }
+        if (missing != null) {
+            blockers.add(new Blocker(Blocker.Kind.GAP, null, missing));
+        }
+        blockers.sort(Blocker.ORDER);
+        return new RetentionStatus(s, epoch, cursor, p, scan.retained(), List.copyOf(blockers),
+                List.copyOf(consumerViews), List.copyOf(leaseViews), properties.minAge(), scan.ripeThrough(),
+                Math.max(p, pruneable), clock.instant());
+    }
+}
