@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.beans.factory.support.DefaultSingletonBeanRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfigurationAttributes;
@@ -39,11 +39,9 @@ public final class FreshDatabaseContextCustomizerFactory implements ContextCusto
                 bind(props, prefix, db);
             }
             context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("freshDatabase", props));
-            context.addApplicationListener(event -> {
-                if (event instanceof ContextClosedEvent) {
-                    created.forEach(TestDatabase::close);
-                }
-            });
+            // registered before any bean, so destroyed after all of them: pools and listeners close first
+            ((DefaultSingletonBeanRegistry) context.getBeanFactory()).registerDisposableBean("freshDatabaseDropper",
+                    () -> created.forEach(TestDatabase::close));
         }
 
         private static void bind(Map<String, Object> props, String prefix, TestDatabase db) {

@@ -25,9 +25,13 @@ public class CursorRepository {
             SELECT epoch, position, chain_digest FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
             """;
+    /** Moves the cursor and queues a notification PostgreSQL delivers at commit, waking the outbox relay. */
     private static final String SQL_ADVANCE = """
-            UPDATE stream_cursor SET position = ?, chain_digest = ?, updated_at = now()
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ? AND fenced_at IS NULL
+            WITH moved AS (
+                UPDATE stream_cursor SET position = ?, chain_digest = ?, updated_at = now()
+                 WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ? AND fenced_at IS NULL
+                RETURNING tenant, catalog)
+            SELECT pg_notify('outbox_committed', tenant || '/' || catalog) FROM moved
             """;
 
     private final JdbcClient jdbc;
@@ -75,7 +79,7 @@ public class CursorRepository {
         int rows = jdbc.sql(SQL_ADVANCE)
                 .params(to.position(), to.chainDigest(), from.stream().tenant(), from.stream().catalog(),
                         from.epoch(), from.position())
-                .update();
+                .query().listOfRows().size();
         if (rows != 1) {
             throw new IllegalStateException("cursor of " + from.stream() + " epoch " + from.epoch()
                     + " moved under a held lock (expected position " + from.position() + ")");

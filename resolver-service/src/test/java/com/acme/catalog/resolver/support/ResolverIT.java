@@ -9,11 +9,13 @@ import org.springframework.web.client.RestClient;
 
 /**
  * Base of resolver integration tests: the whole service on a random port over its own fresh database, with
- * one token per role ({@code op}, {@code w}, {@code w-acme} limited to tenant acme, {@code r}, {@code c}).
+ * the outbox relay off unless a test enables it, and one token per role ({@code op}, {@code w}, {@code w-acme} limited to tenant acme, {@code r}, {@code c}).
  */
 @FreshDatabase
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "security.tokens=op=operator;w=writer;w-acme=writer@acme;r=relay;c=consumer;c-acme=consumer@acme"})
+        "security.tokens=op=operator;w=writer;w-acme=writer@acme;r=relay;c=consumer;c-acme=consumer@acme",
+        // the relay would publish events on its own; tests that need it turn it on
+        "relay.enabled=false"})
 public abstract class ResolverIT {
 
     @LocalServerPort

@@ -1,0 +1,76 @@
+package com.acme.catalog.resolver.outbox;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds one dedicated connection that LISTENs on {@value #CHANNEL} (notified by every cursor advance, delivered by
+ * PostgreSQL at commit) and wakes the relay. Notifications may be lost across reconnects; the relay's poll is the
+ * safety net.
+ */
+final class CommitListener implements Runnable {
+
+    static final String CHANNEL = "outbox_committed";
+    private static final Logger log = LoggerFactory.getLogger(CommitListener.class);
+
+    private final String url;
+    private final Properties credentials;
+    private final Runnable wake;
+    private volatile boolean running = true;
+
+    CommitListener(String url, String user, String password, Runnable wake) {
+        this.url = url;
+        this.credentials = new Properties();
+        if (user != null) {
+            credentials.setProperty("user", user);
+        }
+        if (password != null) {
+            credentials.setProperty("password", password);
+        }
+        this.wake = wake;
+    }
+
+    @Override
+    public void run() {
+        while (running) {
+            try (Connection c = DriverManager.getConnection(url, credentials)) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("LISTEN " + CHANNEL);
+                }
+                wake.run(); // anything committed while we were not listening
+                PGConnection pg = c.unwrap(PGConnection.class);
+                while (running) {
+                    PGNotification[] notes = pg.getNotifications(500);
+                    if (notes != null && notes.length > 0) {
+                        wake.run();
+                    }
+                }
+            } catch (SQLException e) {
+                if (running) {
+                    log.warn("relay commit listener lost its connection ({}); reconnecting", e.getMessage());
+                    sleep(1000);
+                }
+            }
+        }
+    }
+
+    void stop() {
+        running = false;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
