@@ -2,6 +2,7 @@ package com.acme.catalog.resolver;
 
 import com.acme.catalog.contracts.db.DatabaseCreator;
 import com.acme.catalog.contracts.web.SharedWebConfiguration;
+import com.acme.catalog.resolver.bootstrap.BootstrapCommand;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -16,6 +17,9 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 public class ResolverApplication {
 
     public static void main(String[] args) {
+        if (BootstrapCommand.requested(args)) {
+            System.exit(BootstrapCommand.run(ResolverApplication.class, args));
+        }
         SpringApplication.run(ResolverApplication.class, args);
     }
 
