@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import com.acme.catalog.contracts.db.DatabaseCreator;
 import com.acme.catalog.contracts.web.SharedWebConfiguration;
+import com.acme.catalog.resolver.bootstrap.BootstrapCommand;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -18,6 +19,9 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 public class ResolverApplication {
 
     public static void main(String[] args) {
+        if (BootstrapCommand.requested(args)) {
+            System.exit(BootstrapCommand.run(ResolverApplication.class, args));
+        }
         SpringApplication.run(ResolverApplication.class, args);
     }
 

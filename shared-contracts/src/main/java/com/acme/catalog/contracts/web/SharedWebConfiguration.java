@@ -6,6 +6,7 @@ import java.util.Map;
 import com.acme.catalog.contracts.ProblemCode;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,9 +20,11 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * Web plumbing both services share: bearer-token security (401/403 as problem+json), the request body cap and
- * the exception mapping. Each service contributes a {@link PublicPaths} bean naming what needs no token.
+ * the exception mapping. Each service contributes a {@link PublicPaths} bean naming what needs no token. Servlet
+ * web applications only: command-line modes (the resolver's bootstrap import) start without a web server.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Import(ApiExceptionHandler.class)
 public class SharedWebConfiguration {
 

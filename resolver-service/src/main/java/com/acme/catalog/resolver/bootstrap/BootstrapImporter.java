@@ -1,0 +1,139 @@
+package com.acme.catalog.resolver.bootstrap;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ChainDigest;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Committed;
+import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
+import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
+import com.acme.catalog.resolver.stream.Cursor;
+import com.acme.catalog.resolver.stream.CursorRepository;
+import com.acme.catalog.resolver.stream.StreamMetrics;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Imports a snapshot-derived events.json into an empty stream: take the stream's import lock, check the stream is
+ * empty, validate the whole file (first streaming pass), then read it again and commit it in chunks of singleton
+ * logical transactions, in input order, so event {@code i} lands at position {@code i + 1}. Fail-fast: the first
+ * failing chunk rolls back whole and stops the import.
+ */
+@Service
+public class BootstrapImporter {
+
+    private static final Logger log = LoggerFactory.getLogger(BootstrapImporter.class);
+
+    private final DataSource dataSource;
+    private final DestinationRepository destination;
+    private final ChunkCommitter committer;
+    private final CursorRepository cursors;
+    private final StreamMetrics metrics;
+    private final ObjectMapper json;
+
+    BootstrapImporter(DataSource dataSource, DestinationRepository destination, ChunkCommitter committer,
+            CursorRepository cursors, StreamMetrics metrics, ObjectMapper json) {
+        this.dataSource = dataSource;
+        this.destination = destination;
+        this.committer = committer;
+        this.cursors = cursors;
+        this.metrics = metrics;
+        this.json = json;
+    }
+
+    /**
+     * @return the summary of a completed import
+     * @throws ApiException            {@code IMPORT_IN_PROGRESS} or {@code DESTINATION_NOT_EMPTY}, nothing written
+     * @throws RejectedEventException  the file is bad, nothing written
+     * @throws ImportFailedException   a chunk failed; earlier chunks stay committed (see its report)
+     */
+    public ImportReport importFile(StreamId stream, Path file, ImportOptions options, ImportListener listener) {
+        long started = System.nanoTime();
+        ImportReport report = new ImportReport(stream, options);
+        try (ImportLock lock = ImportLock.acquire(dataSource, stream)) {
+            destination.requireEmpty(stream);
+            listener.destinationChecked();
+            EventsValidator.Validated validated = new EventsValidator(json).validate(file, options.maxEventBytes());
+            report.validated(validated, System.nanoTime() - started);
+            listener.validated(validated.events());
+            write(stream, file, options, listener, report, validated, started);
+            Cursor cursor = cursors.read(stream).orElseThrow();
+            report.completed(cursor.chainDigest() == null ? ChainDigest.ZERO : cursor.chainDigest(),
+                    System.nanoTime() - started);
+            metrics.observePosition(stream, cursor.position());
+            log.info("bootstrap import into {}: {} events in {} chunks", stream, report.committedEvents(),
+                    report.commits());
+            return report;
+        }
+    }
+
+    private void write(StreamId stream, Path file, ImportOptions options, ImportListener listener,
+            ImportReport report, EventsValidator.Validated validated, long started) {
+        List<SnapshotEvent> chunk = new ArrayList<>(options.chunkEvents());
+        long chunkBytes = 0;
+        long position = 0;
+        int chunkNumber = 0;
+        try (EventsFileReader reader = new EventsFileReader(json, file)) {
+            while (true) {
+                long t0 = System.nanoTime();
+                RawEvent raw = reader.next();
+                SnapshotEvent e = raw == null ? null : SnapshotEvent.from(raw, options.maxEventBytes());
+                report.parsed(System.nanoTime() - t0);
+                boolean full = !chunk.isEmpty() && (e == null || chunk.size() >= options.chunkEvents()
+                        || chunkBytes + e.bytes() > options.chunkBytes());
+                if (full) {
+                    chunkNumber++;
+                    position = commit(stream, chunk, chunkNumber, position, options, report, started);
+                    listener.chunkCommitted(chunkNumber, position, validated.events());
+                    chunk.clear();
+                    chunkBytes = 0;
+                }
+                if (e == null) {
+                    break;
+                }
+                chunk.add(e);
+                chunkBytes += e.bytes();
+            }
+            if (position != validated.events() || !reader.sha256().equals(validated.sha256())) {
+                throw new ImportFailedException(report, chunkNumber, new ApiException(ProblemCode.INVALID_BODY,
+                        "the file changed between validation and writing (" + position + " events written, "
+                                + validated.events() + " validated)"));
+            }
+        }
+    }
+
+    private long commit(StreamId stream, List<SnapshotEvent> chunk, int chunkNumber, long position,
+            ImportOptions options, ImportReport report, long started) {
+        try {
+            Committed c = committer.commit(stream, chunk, position, options);
+            long last = c.results().get(c.results().size() - 1).lastPosition();
+            report.chunkCommitted(chunk.size(), c.results().get(0).epoch(), last, c.writeNanos(), c.commitNanos());
+            return last;
+        } catch (RuntimeException failure) {
+            Diagnosis diagnosis = null;
+            long t0 = System.nanoTime();
+            if (options.diagnoseFailedChunk()) {
+                try {
+                    diagnosis = committer.diagnose(stream, chunk, position);
+                } catch (RuntimeException e) {
+                    log.warn("diagnosing failed chunk {} of the import into {} failed too: {}", chunkNumber, stream,
+                            e.getMessage());
+                }
+            }
+            report.failed(chunkNumber, List.copyOf(chunk), failure, diagnosis, System.nanoTime() - t0,
+                    System.nanoTime() - started);
+            log.warn("bootstrap import into {} stopped at chunk {} (events {}-{}): {}", stream, chunkNumber,
+                    chunk.get(0).index(), chunk.get(chunk.size() - 1).index(), ChunkCommitter.rootMessage(failure));
+            throw new ImportFailedException(report, chunkNumber, failure);
+        }
+    }
+}

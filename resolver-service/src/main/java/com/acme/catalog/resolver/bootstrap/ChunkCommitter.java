@@ -1,0 +1,156 @@
+package com.acme.catalog.resolver.bootstrap;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.stream.Change;
+import com.acme.catalog.resolver.stream.ChunkWriter;
+import com.acme.catalog.resolver.stream.StreamWriter;
+import com.acme.catalog.resolver.stream.WriteResult;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Commits one chunk as one READ COMMITTED transaction through the stream package's write protocol: every event is
+ * its own logical transaction (new UUIDv7 id, ordinal 0, count 1). Inside the transaction it checks that the chunk
+ * starts right after the previous one (nobody else wrote the stream) and that every event got the revision its
+ * {@code aggregateversion} says; otherwise the chunk rolls back whole.
+ */
+@Component
+class ChunkCommitter {
+
+    private static final String SQL_SYNCHRONOUS_COMMIT_OFF = "SET LOCAL synchronous_commit = off";
+
+    private final TransactionTemplate readCommitted;
+    private final StreamWriter writer;
+    private final ChunkWriter chunkWriter;
+    private final JdbcClient jdbc;
+
+    ChunkCommitter(PlatformTransactionManager transactions, StreamWriter writer, ChunkWriter chunkWriter,
+            JdbcClient jdbc) {
+        this.readCommitted = new TransactionTemplate(transactions);
+        this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.writer = writer;
+        this.chunkWriter = chunkWriter;
+        this.jdbc = jdbc;
+    }
+
+    /**
+     * Writes and commits the chunk, whose first event must land at {@code previousPosition + 1}.
+     *
+     * @return the committed results and where the time went
+     * @throws RuntimeException whatever made the chunk roll back; nothing of it is committed
+     */
+    Committed commit(StreamId stream, List<SnapshotEvent> events, long previousPosition, ImportOptions options) {
+        long started = System.nanoTime();
+        long[] written = new long[1];
+        List<WriteResult> results = readCommitted.execute(status -> {
+            if (options.synchronousCommitOff()) {
+                jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
+            }
+            List<List<Change>> transactions = new ArrayList<>(events.size());
+            for (SnapshotEvent e : events) {
+                transactions.add(List.of(e.change()));
+            }
+            List<WriteResult> r = options.batched() ? chunkWriter.appendLocked(stream, transactions)
+                    : writer.appendLocked(stream, transactions);
+            verify(stream, events, r, previousPosition);
+            written[0] = System.nanoTime();
+            return r;
+        });
+        long committed = System.nanoTime();
+        return new Committed(results, written[0] - started, committed - written[0]);
+    }
+
+    /**
+     * Replays the chunk one event at a time in a transaction that is always rolled back, to name the first event
+     * that fails on its own.
+     *
+     * @return the first failing event and why, or null when every event applies alone
+     */
+    Diagnosis diagnose(StreamId stream, List<SnapshotEvent> events, long previousPosition) {
+        Diagnosis[] found = new Diagnosis[1];
+        try {
+            readCommitted.executeWithoutResult(status -> {
+                status.setRollbackOnly();
+                long position = previousPosition;
+                for (SnapshotEvent e : events) {
+                    try {
+                        List<WriteResult> r = writer.appendLocked(stream, List.of(List.of(e.change())));
+                        verify(stream, List.of(e), r, position);
+                        position++;
+                    } catch (RuntimeException ex) {
+                        found[0] = Diagnosis.of(e, ex);
+                        return;
+                    }
+                }
+            });
+        } catch (RuntimeException e) {
+            if (found[0] == null) {
+                throw e;
+            }
+        }
+        return found[0];
+    }
+
+    private static void verify(StreamId stream, List<SnapshotEvent> events, List<WriteResult> results,
+            long previousPosition) {
+        for (int i = 0; i < events.size(); i++) {
+            SnapshotEvent e = events.get(i);
+            WriteResult r = results.get(i);
+            long expected = previousPosition + 1 + i;
+            if (r.firstPosition() != expected || r.lastPosition() != expected) {
+                throw new ApiException(ProblemCode.DESTINATION_NOT_EMPTY, "stream " + stream + " was written outside "
+                        + "the import: event " + e.index() + " would land at position " + r.firstPosition()
+                        + ", expected " + expected);
+            }
+            if (r.revision() != e.aggregateVersion()) {
+                throw new ApiException(ProblemCode.INVALID_EVENT, "event " + e.index() + " (id " + e.id() + ") got "
+                        + "revision " + r.revision() + " of " + e.change().aggregateType() + " " + e.subject()
+                        + ", but its aggregateversion is " + e.aggregateVersion());
+            }
+        }
+    }
+
+    /** A committed chunk: its results and the nanoseconds spent writing and committing. */
+    record Committed(List<WriteResult> results, long writeNanos, long commitNanos) {
+    }
+
+    /** The first event of a failed chunk that also fails alone, with its SQL state or problem code. */
+    record Diagnosis(int index, String eventId, String sqlState, String code, String message) {
+
+        static Diagnosis of(SnapshotEvent e, RuntimeException ex) {
+            String code = ex instanceof ApiException a ? a.code().name() : null;
+            return new Diagnosis(e.index(), e.id(), ChunkCommitter.sqlState(ex), code, rootMessage(ex));
+        }
+    }
+
+    /** The SQL state of the first {@link SQLException} in the cause chain, or null. */
+    static String sqlState(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SQLException sql && sql.getSQLState() != null) {
+                return sql.getSQLState();
+            }
+        }
+        return null;
+    }
+
+    /** The message of the innermost cause with one: the database's own words for SQL failures. */
+    static String rootMessage(Throwable t) {
+        String message = t.getMessage();
+        for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+            if (c.getMessage() != null) {
+                message = c.getMessage();
+            }
+        }
+        return message == null ? t.getClass().getSimpleName() : message;
+    }
+}

@@ -1,0 +1,115 @@
+package com.acme.catalog.resolver.bootstrap;
+
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
+import com.acme.catalog.resolver.stream.Change;
+
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * The first pass over an events file, before any write: every event on its own ({@link SnapshotEvent#from}),
+ * then across the file: unique ids, aggregate versions 1, 2, … per aggregate in file order, deletes only of
+ * items that exist at that point, releases only of item revisions that exist and are not deletions. A file that
+ * passes can only fail to import for reasons outside the file (the database, a concurrent writer). Memory grows
+ * with the number of ids and aggregates, not with the payloads.
+ */
+final class EventsValidator {
+
+    private final ObjectMapper json;
+
+    EventsValidator(ObjectMapper json) {
+        this.json = json;
+    }
+
+    /**
+     * @throws RejectedEventException naming the first bad event
+     */
+    Validated validate(Path file, long maxEventBytes) {
+        Set<String> ids = new HashSet<>();
+        Map<String, Aggregate> aggregates = new HashMap<>();
+        int events = 0;
+        long bytes = 0;
+        String sha256;
+        try (EventsFileReader reader = new EventsFileReader(json, file)) {
+            RawEvent raw;
+            while ((raw = reader.next()) != null) {
+                SnapshotEvent e = SnapshotEvent.from(raw, maxEventBytes);
+                if (!ids.add(e.id())) {
+                    throw SnapshotEvent.invalidEvent(e.index(), e.id(), "id is not unique in the file");
+                }
+                check(e, aggregates);
+                events++;
+                bytes += e.bytes();
+            }
+            sha256 = reader.sha256();
+        }
+        if (events == 0) {
+            throw new RejectedEventException(ProblemCode.INVALID_BODY, null, null, "the events array is empty");
+        }
+        return new Validated(events, bytes, sha256);
+    }
+
+    private static void check(SnapshotEvent e, Map<String, Aggregate> aggregates) {
+        Change change = e.change();
+        Aggregate a = aggregates.computeIfAbsent(change.aggregateType() + '\u0000' + change.aggregateId(),
+                k -> new Aggregate());
+        if (e.aggregateVersion() != a.version + 1) {
+            throw SnapshotEvent.invalidEvent(e.index(), e.id(), "aggregateversion %d of %s %s, expected %d (versions "
+                    .formatted(e.aggregateVersion(), change.aggregateType(), change.aggregateId(), a.version + 1)
+                    + "count 1, 2, ... per aggregate in file order)");
+        }
+        if (change instanceof Change.DeleteItem && !a.live()) {
+            throw SnapshotEvent.invalidEvent(e.index(), e.id(), "deletes item " + change.aggregateId()
+                    + ", which does not exist at this point of the file");
+        }
+        if (change instanceof Change.PutRelease release) {
+            for (Change.ItemRef ref : release.items()) {
+                Aggregate item = aggregates.get("item\u0000" + ref.itemId());
+                if (item == null || !item.liveRevision(ref.revision())) {
+                    throw SnapshotEvent.invalidEvent(e.index(), e.id(), "release " + release.releaseId()
+                            + " names item " + ref.itemId() + " revision " + ref.revision()
+                            + ", which does not exist at this point of the file (or deleted the item)");
+                }
+            }
+        }
+        a.version++;
+        if (change instanceof Change.DeleteItem) {
+            a.deletions().set(a.version);
+        }
+    }
+
+    /** What the first pass learnt: event count, input bytes of the events, SHA-256 of the file. */
+    record Validated(int events, long bytes, String sha256) {
+    }
+
+    private static final class Aggregate {
+        int version;
+        private BitSet deletions;
+
+        BitSet deletions() {
+            if (deletions == null) {
+                deletions = new BitSet();
+            }
+            return deletions;
+        }
+
+        boolean live() {
+            return version > 0 && !isDeletion(version);
+        }
+
+        boolean liveRevision(int revision) {
+            return revision >= 1 && revision <= version && !isDeletion(revision);
+        }
+
+        private boolean isDeletion(int revision) {
+            return deletions != null && deletions.get(revision);
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package com.acme.catalog.resolver.bootstrap;
+
+/** Progress of one import, for a progress line or a test that needs to act between steps. */
+public interface ImportListener {
+
+    ImportListener NONE = new ImportListener() {
+    };
+
+    /** The import lock is held and the destination was found empty; nothing is written yet. */
+    default void destinationChecked() {
+    }
+
+    /** The file passed validation. */
+    default void validated(int events) {
+    }
+
+    /** Chunk {@code chunk} (1-based) committed; {@code committedEvents} of {@code totalEvents} are now written. */
+    default void chunkCommitted(int chunk, long committedEvents, int totalEvents) {
+    }
+}

@@ -1,0 +1,74 @@
+package com.acme.catalog.resolver.bootstrap;
+
+/**
+ * How one bootstrap import packs events into physical commits. Chunk limits decide commit frequency only: every
+ * event stays its own logical transaction whatever they are.
+ *
+ * @param chunkEvents          events per physical commit, 1 to {@link #MAX_CHUNK_EVENTS}; 1 is the
+ *                             one-commit-per-event reference path
+ * @param chunkBytes           a chunk stops before its events' input bytes would pass this (a larger single event
+ *                             still gets a chunk of its own)
+ * @param maxEventBytes        an event larger than this in the input rejects the file
+ * @param synchronousCommitOff {@code SET LOCAL synchronous_commit = off} in each chunk (empty destination only)
+ * @param diagnoseFailedChunk  after a chunk fails, replay it one event at a time in a throwaway transaction
+ * @param batchedStatements    chunks of more than one event use multi-row statements; off replays the reference
+ *                             statements inside each chunk (to measure what batching adds)
+ */
+public record ImportOptions(int chunkEvents, long chunkBytes, long maxEventBytes, boolean synchronousCommitOff,
+        boolean diagnoseFailedChunk, boolean batchedStatements) {
+
+    public static final int DEFAULT_CHUNK_EVENTS = 100;
+    public static final int MAX_CHUNK_EVENTS = 500;
+    public static final long DEFAULT_CHUNK_BYTES = 16L * 1024 * 1024;
+    public static final long DEFAULT_MAX_EVENT_BYTES = 1024L * 1024;
+
+    public ImportOptions {
+        if (chunkEvents < 1 || chunkEvents > MAX_CHUNK_EVENTS) {
+            throw new IllegalArgumentException("chunk events must be 1-" + MAX_CHUNK_EVENTS + ", got " + chunkEvents);
+        }
+        if (chunkBytes < 1) {
+            throw new IllegalArgumentException("chunk bytes must be >= 1, got " + chunkBytes);
+        }
+        if (maxEventBytes < 1) {
+            throw new IllegalArgumentException("max event bytes must be >= 1, got " + maxEventBytes);
+        }
+    }
+
+    public static ImportOptions defaults() {
+        return new ImportOptions(DEFAULT_CHUNK_EVENTS, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_EVENT_BYTES, false, false,
+                true);
+    }
+
+    public ImportOptions withChunkEvents(int n) {
+        return new ImportOptions(n, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
+                batchedStatements);
+    }
+
+    public ImportOptions withChunkBytes(long n) {
+        return new ImportOptions(chunkEvents, n, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
+                batchedStatements);
+    }
+
+    public ImportOptions withMaxEventBytes(long n) {
+        return new ImportOptions(chunkEvents, chunkBytes, n, synchronousCommitOff, diagnoseFailedChunk,
+                batchedStatements);
+    }
+
+    public ImportOptions withSynchronousCommitOff(boolean on) {
+        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, on, diagnoseFailedChunk, batchedStatements);
+    }
+
+    public ImportOptions withDiagnoseFailedChunk(boolean on) {
+        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, on, batchedStatements);
+    }
+
+    public ImportOptions withBatchedStatements(boolean on) {
+        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
+                on);
+    }
+
+    /** True when chunks go through the batched statements of the stream package's ChunkWriter. */
+    boolean batched() {
+        return batchedStatements && chunkEvents > 1;
+    }
+}
