@@ -6,9 +6,10 @@ import com.acme.catalog.product.projection.GenerationCursor;
 
 /**
  * The generation's cursor after applying a list of events (to be saved by the caller in the same transaction),
- * and the outcome of each event in the order given.
+ * the outcome of each event in the order given, and how many events the generation holds now (PENDING and
+ * PARKED).
  */
-public record ApplyResult(GenerationCursor cursor, List<Outcome> outcomes) {
+public record ApplyResult(GenerationCursor cursor, List<Outcome> outcomes, long heldEvents) {
 
     public ApplyResult {
         outcomes = List.copyOf(outcomes);

@@ -1,6 +1,7 @@
 package com.acme.catalog.product.inbox;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
@@ -12,6 +13,8 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.product.inbox.InboxRepository.HeldRow;
+import com.acme.catalog.product.inbox.InboxRepository.HeldSummary;
+import com.acme.catalog.product.inbox.InboxRepository.Processed;
 import com.acme.catalog.product.inbox.Readiness.Verdict;
 import com.acme.catalog.product.projection.AggregateRevision;
 import com.acme.catalog.product.projection.GenerationCursor;
@@ -31,21 +34,22 @@ final class ApplyRun {
     private static final Logger log = LoggerFactory.getLogger(ApplyRun.class);
 
     private final InboxRepository inbox;
-    private final Readiness readiness;
+    private final RevisionCache revisions;
     private final ProjectionWriter projection;
     private final DeliveryParser parser;
     private final GenerationCursor start;
     private final long maxAhead;
     private final long generation;
     private final Map<Long, Outcome> byPosition = new HashMap<>();
+    private final List<Processed> processed = new ArrayList<>();
     private long chain;
     private String digest;
     private long parked;
 
-    ApplyRun(InboxRepository inbox, Readiness readiness, ProjectionWriter projection, DeliveryParser parser,
-            GenerationCursor locked, long maxAhead) {
+    ApplyRun(InboxRepository inbox, ProjectionWriter projection, DeliveryParser parser, GenerationCursor locked,
+            long maxAhead) {
         this.inbox = inbox;
-        this.readiness = readiness;
+        this.revisions = new RevisionCache(projection, locked.generationId());
         this.projection = projection;
         this.parser = parser;
         this.start = locked;
@@ -88,7 +92,8 @@ final class ApplyRun {
                 outcomes[firstIndex.get(row.position())] = Outcome.DUPLICATE;
             }
         }
-        parked = arrivals.isEmpty() ? 0 : inbox.parkedSummary(generation)[0];
+        parked = arrivals.isEmpty() ? 0 : inbox.heldSummary(generation).parked();
+        revisions.prefetch(arrivals.values());
         advanceChain(arrivals, pending);
         for (IntegrationEvent early : arrivals.values()) {
             inbox.holdPending(generation, early);
@@ -99,8 +104,11 @@ final class ApplyRun {
                 outcomes[i] = byPosition.get(events.get(i).position());
             }
         }
-        long applied = appliedPosition();
-        return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes));
+        inbox.record(generation, processed);
+        HeldSummary held = inbox.heldSummary(generation);
+        long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
+        return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
+                held.total());
     }
 
     /** Pulls events in position order while the next position is at hand, verifying each link of the chain. */
@@ -131,7 +139,7 @@ final class ApplyRun {
 
     /** Decides a chain-verified event: apply, ignore or park it. */
     private Outcome process(IntegrationEvent e, boolean held) {
-        Verdict v = readiness.check(generation, e);
+        Verdict v = Readiness.check(revisions, e);
         switch (v.kind()) {
             case WAIT -> {
                 if (held) {
@@ -143,7 +151,7 @@ final class ApplyRun {
                 return Outcome.PARKED;
             }
             case READY -> {
-                projection.apply(generation, e);
+                applyNow(e);
                 finish(e, Outcome.APPLIED, held);
                 unparkAfter(e.made());
                 return Outcome.APPLIED;
@@ -166,7 +174,7 @@ final class ApplyRun {
         while (!work.isEmpty() && parked > 0) {
             for (HeldRow row : inbox.waitingOn(generation, work.poll())) {
                 IntegrationEvent e = parser.parseWire(row.wire(), row.chainDigest());
-                Verdict v = readiness.check(generation, e);
+                Verdict v = Readiness.check(revisions, e);
                 if (v.kind() == Readiness.Kind.WAIT) {
                     inbox.park(generation, row.position(), v.waitFor());
                     continue;
@@ -174,7 +182,7 @@ final class ApplyRun {
                 parked--;
                 Outcome o = v.kind() == Readiness.Kind.READY ? Outcome.APPLIED : Outcome.IGNORED;
                 if (o == Outcome.APPLIED) {
-                    projection.apply(generation, e);
+                    applyNow(e);
                     work.add(e.made());
                 }
                 finish(e, o, true);
@@ -187,16 +195,12 @@ final class ApplyRun {
         if (held) {
             inbox.release(generation, e.position());
         }
-        inbox.record(generation, e, outcome);
+        processed.add(new Processed(e, outcome));
     }
 
-    /** The contiguous processed position: the verified position, but never at or past a parked event. */
-    private long appliedPosition() {
-        if (parked == 0 && start.appliedPosition() == start.chainPosition()) {
-            return chain;
-        }
-        long[] summary = inbox.parkedSummary(generation);
-        return summary[0] == 0 ? chain : summary[1] - 1;
+    private void applyNow(IntegrationEvent e) {
+        projection.apply(generation, e);
+        revisions.applied(e.made());
     }
 
     private TreeMap<Long, HeldRow> pendingByPosition() {

@@ -19,15 +19,13 @@ import org.springframework.stereotype.Component;
 public class EventApplier {
 
     private final InboxRepository inbox;
-    private final Readiness readiness;
     private final ProjectionWriter projection;
     private final DeliveryParser parser;
     private final long maxAhead;
 
-    EventApplier(InboxRepository inbox, Readiness readiness, ProjectionWriter projection, DeliveryParser parser,
+    EventApplier(InboxRepository inbox, ProjectionWriter projection, DeliveryParser parser,
             @Value("${product.inbox.max-ahead:100000}") long maxAhead) {
         this.inbox = inbox;
-        this.readiness = readiness;
         this.projection = projection;
         this.parser = parser;
         this.maxAhead = maxAhead;
@@ -46,7 +44,7 @@ public class EventApplier {
                         + locked.epoch());
             }
         }
-        return new ApplyRun(inbox, readiness, projection, parser, locked, maxAhead).run(events);
+        return new ApplyRun(inbox, projection, parser, locked, maxAhead).run(events);
     }
 
     /** @return how many events the generation holds (PENDING and PARKED) */

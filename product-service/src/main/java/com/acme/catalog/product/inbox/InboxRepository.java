@@ -19,7 +19,9 @@ class InboxRepository {
 
     private static final String SQL_RECORD = """
             INSERT INTO inbox (generation_id, position, event_id, event_type, outcome, chain_digest)
-            VALUES (?, ?, ?, ?, ?, ?)
+            SELECT ?, r.position, r.event_id::uuid, r.event_type, r.outcome, r.chain_digest
+              FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])
+                   AS r(position, event_id, event_type, outcome, chain_digest)
             """;
     private static final String SQL_HOLD = """
             INSERT INTO held_event (generation_id, position, state, wire, chain_digest, event_id, event_type,
@@ -40,8 +42,11 @@ class InboxRepository {
              WHERE generation_id = ? AND state = 'PARKED' AND wait_type = ? AND wait_id = ? AND wait_revision <= ?
              ORDER BY position
             """;
-    private static final String SQL_PARKED_SUMMARY = """
-            SELECT count(*), coalesce(min(position), 0) FROM held_event WHERE generation_id = ? AND state = 'PARKED'
+    private static final String SQL_HELD_SUMMARY = """
+            SELECT count(*) FILTER (WHERE state = 'PARKED') AS parked,
+                   coalesce(min(position) FILTER (WHERE state = 'PARKED'), 0) AS first_parked,
+                   count(*) AS total
+              FROM held_event WHERE generation_id = ?
             """;
     private static final String SQL_COUNT_HELD = "SELECT count(*) FROM held_event WHERE generation_id = ?";
     private static final String SQL_KNOWN_DIGESTS = """
@@ -60,9 +65,26 @@ class InboxRepository {
         this.jdbc = jdbc;
     }
 
-    void record(long generation, IntegrationEvent e, Outcome outcome) {
-        jdbc.sql(SQL_RECORD).params(generation, e.position(), e.eventId(), e.type(), outcome.name(), e.chainDigest())
-                .update();
+    /** Records processed events, one row per position, in one statement. */
+    void record(long generation, List<Processed> processed) {
+        if (processed.isEmpty()) {
+            return;
+        }
+        int n = processed.size();
+        Long[] positions = new Long[n];
+        String[] eventIds = new String[n];
+        String[] types = new String[n];
+        String[] outcomes = new String[n];
+        String[] digests = new String[n];
+        for (int i = 0; i < n; i++) {
+            IntegrationEvent e = processed.get(i).event();
+            positions[i] = e.position();
+            eventIds[i] = e.eventId().toString();
+            types[i] = e.type();
+            outcomes[i] = processed.get(i).outcome().name();
+            digests[i] = e.chainDigest();
+        }
+        jdbc.sql(SQL_RECORD).params(generation, positions, eventIds, types, outcomes, digests).update();
     }
 
     void holdPending(long generation, IntegrationEvent e) {
@@ -99,10 +121,8 @@ class InboxRepository {
                 applied.revision()).query(HeldRow.class).list();
     }
 
-    /** @return how many events are PARKED and the lowest parked position (0 when none) */
-    long[] parkedSummary(long generation) {
-        return jdbc.sql(SQL_PARKED_SUMMARY).params(generation)
-                .query((rs, n) -> new long[] {rs.getLong(1), rs.getLong(2)}).single();
+    HeldSummary heldSummary(long generation) {
+        return jdbc.sql(SQL_HELD_SUMMARY).params(generation).query(HeldSummary.class).single();
     }
 
     long countHeld(long generation) {
@@ -122,6 +142,14 @@ class InboxRepository {
     /** Drops a PENDING event proven not to chain; @return whether it was still there */
     boolean discardPending(long generation, long position, String chainDigest) {
         return jdbc.sql(SQL_DISCARD_PENDING).params(generation, position, chainDigest).update() == 1;
+    }
+
+    /** An event and the terminal outcome it was processed with. */
+    record Processed(IntegrationEvent event, Outcome outcome) {
+    }
+
+    /** How many events are PARKED, the lowest parked position (0 when none), and all held events. */
+    record HeldSummary(long parked, long firstParked, long total) {
     }
 
     /** A held event as stored. */

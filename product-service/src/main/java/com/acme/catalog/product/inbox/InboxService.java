@@ -83,10 +83,12 @@ class InboxService {
                 current.add(e);
             }
         }
-        ApplyResult result = current.isEmpty() ? new ApplyResult(cursor, List.of()) : applier.apply(cursor, current);
+        ApplyResult result = current.isEmpty()
+                ? new ApplyResult(cursor, List.of(), applier.heldEvents(cursor.generationId()))
+                : applier.apply(cursor, current);
         GenerationCursor after = result.cursor();
         generations.saveCursor(after);
-        long held = applier.heldEvents(after.generationId());
+        long held = result.heldEvents();
         int oldCount = old;
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
             @Override

@@ -1,16 +1,10 @@
 package com.acme.catalog.product.inbox;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import com.acme.catalog.contracts.EventType;
 import com.acme.catalog.product.projection.AggregateRevision;
 import com.acme.catalog.product.projection.IntegrationEvent;
-import com.acme.catalog.product.projection.ProjectionWriter;
-
-import org.springframework.stereotype.Component;
 
 /**
  * Whether a chain-verified event may be applied to a generation now. Revision r of an aggregate applies only on
@@ -18,8 +12,7 @@ import org.springframework.stereotype.Component;
  * must name a revision the generation has reached. Entries of other aggregate types are not tracked by the
  * product and count as met.
  */
-@Component
-class Readiness {
+final class Readiness {
 
     enum Kind { READY, WAIT, IGNORE, STALE }
 
@@ -30,17 +23,15 @@ class Readiness {
         static final Verdict STALE = new Verdict(Kind.STALE, null);
     }
 
-    private final ProjectionWriter projection;
-
-    Readiness(ProjectionWriter projection) {
-        this.projection = projection;
+    private Readiness() {
     }
 
-    Verdict check(long generation, IntegrationEvent e) {
+    static Verdict check(RevisionCache revisions, IntegrationEvent e) {
         if (e.knownType() == null || e.knownType() == EventType.DecisionRecorded) {
             return Verdict.IGNORE;
         }
-        int current = projection.currentRevision(generation, e.aggregateType(), e.aggregateId());
+        revisions.prefetch(List.of(e));
+        int current = revisions.current(e.aggregateType(), e.aggregateId());
         if (current >= e.revision()) {
             return Verdict.STALE;
         }
@@ -48,30 +39,14 @@ class Readiness {
             return new Verdict(Kind.WAIT,
                     new AggregateRevision(e.aggregateType(), e.aggregateId(), e.revision() - 1));
         }
-        AggregateRevision missing = firstMissingDependency(generation, e);
-        return missing == null ? Verdict.READY : new Verdict(Kind.WAIT, missing);
-    }
-
-    private AggregateRevision firstMissingDependency(long generation, IntegrationEvent e) {
-        Map<String, List<String>> idsByType = new HashMap<>();
-        for (AggregateRevision d : e.dependsOn()) {
-            if (projection.tracks(d.aggregateType()) && !isSelf(e, d)) {
-                idsByType.computeIfAbsent(d.aggregateType(), t -> new ArrayList<>()).add(d.aggregateId());
-            }
-        }
-        Map<String, Map<String, Integer>> reached = new HashMap<>();
-        idsByType.forEach((type, ids) -> reached.put(type, projection.currentRevisions(generation, type, ids)));
         for (AggregateRevision d : e.dependsOn()) {
             // a dependency on an earlier revision of the event's own aggregate is met: revision r-1 is current
-            if (reached.containsKey(d.aggregateType()) && !isSelf(e, d)
-                    && reached.get(d.aggregateType()).getOrDefault(d.aggregateId(), 0) < d.revision()) {
-                return d;
+            boolean self = d.aggregateType().equals(e.aggregateType()) && d.aggregateId().equals(e.aggregateId());
+            if (!self && revisions.tracks(d.aggregateType())
+                    && revisions.current(d.aggregateType(), d.aggregateId()) < d.revision()) {
+                return new Verdict(Kind.WAIT, d);
             }
         }
-        return null;
-    }
-
-    private static boolean isSelf(IntegrationEvent e, AggregateRevision d) {
-        return d.aggregateType().equals(e.aggregateType()) && d.aggregateId().equals(e.aggregateId());
+        return Verdict.READY;
     }
 }

@@ -4,7 +4,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -18,40 +17,43 @@ class ProjectionRepository {
             "mapping", "SELECT mapping_id, revision FROM mapping WHERE generation_id = ? AND mapping_id = ANY(?)",
             "policy", "SELECT policy_id, revision FROM policy WHERE generation_id = ? AND policy_id = ANY(?)",
             "release", "SELECT release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)");
-    private static final String SQL_UPSERT_ITEM = """
-            WITH previous AS (SELECT deleted FROM item WHERE generation_id = ? AND item_id = ?)
-            INSERT INTO item (generation_id, item_id, revision, attributes, deleted, epoch, position)
-            VALUES (?, ?, ?, ?::jsonb, ?, ?, ?)
-            ON CONFLICT (generation_id, item_id) DO UPDATE
-               SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
-                   epoch = excluded.epoch, position = excluded.position
-            RETURNING coalesce((SELECT deleted FROM previous), false)
+    /** Inserts the revision row; every current-row write below runs it in the same statement. */
+    private static final String REVISION_CTE = """
+            revision AS (
+                INSERT INTO aggregate_revision (generation_id, aggregate_type, aggregate_id, revision, content, deleted,
+                                                epoch, position, event_id)
+                VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?))
             """;
-    private static final String SQL_UPSERT_MAPPING = """
+    private static final String SQL_WRITE_ITEM = "WITH previous AS (SELECT deleted FROM item WHERE generation_id = ? "
+            + "AND item_id = ?), " + REVISION_CTE + """
+            , upserted AS (
+                INSERT INTO item (generation_id, item_id, revision, attributes, deleted, epoch, position)
+                VALUES (?, ?, ?, ?::jsonb, ?, ?, ?)
+                ON CONFLICT (generation_id, item_id) DO UPDATE
+                   SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
+                       epoch = excluded.epoch, position = excluded.position)
+            SELECT coalesce((SELECT deleted FROM previous), false)
+            """;
+    private static final String SQL_WRITE_MAPPING = "WITH " + REVISION_CTE + """
             INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (generation_id, mapping_id) DO UPDATE
                SET revision = excluded.revision, source = excluded.source, target = excluded.target,
                    epoch = excluded.epoch, position = excluded.position
             """;
-    private static final String SQL_UPSERT_POLICY = """
+    private static final String SQL_WRITE_POLICY = "WITH " + REVISION_CTE + """
             INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
             VALUES (?, ?, ?, ?::jsonb, ?, ?)
             ON CONFLICT (generation_id, policy_id) DO UPDATE
                SET revision = excluded.revision, rules = excluded.rules,
                    epoch = excluded.epoch, position = excluded.position
             """;
-    private static final String SQL_UPSERT_RELEASE = """
+    private static final String SQL_WRITE_RELEASE = "WITH " + REVISION_CTE + """
             INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
             VALUES (?, ?, ?, ?, ?::jsonb, ?, ?)
             ON CONFLICT (generation_id, release_id) DO UPDATE
                SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
                    epoch = excluded.epoch, position = excluded.position
-            """;
-    private static final String SQL_INSERT_REVISION = """
-            INSERT INTO aggregate_revision (generation_id, aggregate_type, aggregate_id, revision, content, deleted,
-                                            epoch, position, event_id)
-            VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
             """;
     private static final String SQL_DELETE_RELEASE_ITEMS = """
             DELETE FROM release_item WHERE generation_id = ? AND release_id = ? RETURNING item_id
@@ -92,6 +94,14 @@ class ProjectionRepository {
         this.jdbc = jdbc;
     }
 
+    /** One revision row: the revision an event made, its content (the payload) and where it was made. */
+    record Revision(AggregateRevision made, String contentJson, boolean deleted, long epoch, long position,
+            java.util.UUID eventId) {
+        static Revision of(IntegrationEvent e, boolean deleted) {
+            return new Revision(e.made(), e.payload().toString(), deleted, e.epoch(), e.position(), e.eventId());
+        }
+    }
+
     /** @return whether this repository keeps revisions of {@code aggregateType} */
     boolean tracks(String aggregateType) {
         return SQL_REVISIONS.containsKey(aggregateType);
@@ -107,31 +117,42 @@ class ProjectionRepository {
         return out;
     }
 
-    /** @return whether the item's previous current revision was a deletion (false when there was none) */
-    boolean upsertItem(long generation, String itemId, int revision, String attributesJson, boolean deleted,
-            long epoch, long position) {
-        return jdbc.sql(SQL_UPSERT_ITEM).params(generation, itemId, generation, itemId, revision, attributesJson,
-                deleted, epoch, position).query(Boolean.class).single();
+    /**
+     * Writes an item's revision row and current row.
+     *
+     * @return whether the item's previous current revision was a deletion (false when there was none)
+     */
+    boolean writeItem(long generation, Revision r, String attributesJson) {
+        return jdbc.sql(SQL_WRITE_ITEM).params(generation, r.made().aggregateId())
+                .params(revisionParams(generation, r))
+                .params(generation, r.made().aggregateId(), r.made().revision(), attributesJson, r.deleted(),
+                        r.epoch(), r.position())
+                .query(Boolean.class).single();
     }
 
-    void upsertMapping(long generation, String id, int revision, String source, String target, long epoch,
-            long position) {
-        jdbc.sql(SQL_UPSERT_MAPPING).params(generation, id, revision, source, target, epoch, position).update();
+    void writeMapping(long generation, Revision r, String source, String target) {
+        jdbc.sql(SQL_WRITE_MAPPING).params(revisionParams(generation, r))
+                .params(generation, r.made().aggregateId(), r.made().revision(), source, target, r.epoch(),
+                        r.position())
+                .update();
     }
 
-    void upsertPolicy(long generation, String id, int revision, String rulesJson, long epoch, long position) {
-        jdbc.sql(SQL_UPSERT_POLICY).params(generation, id, revision, rulesJson, epoch, position).update();
+    void writePolicy(long generation, Revision r, String rulesJson) {
+        jdbc.sql(SQL_WRITE_POLICY).params(revisionParams(generation, r))
+                .params(generation, r.made().aggregateId(), r.made().revision(), rulesJson, r.epoch(), r.position())
+                .update();
     }
 
-    void upsertRelease(long generation, String id, int revision, String visibility, String itemsJson, long epoch,
-            long position) {
-        jdbc.sql(SQL_UPSERT_RELEASE).params(generation, id, revision, visibility, itemsJson, epoch, position).update();
+    void writeRelease(long generation, Revision r, String visibility, String itemsJson) {
+        jdbc.sql(SQL_WRITE_RELEASE).params(revisionParams(generation, r))
+                .params(generation, r.made().aggregateId(), r.made().revision(), visibility, itemsJson, r.epoch(),
+                        r.position())
+                .update();
     }
 
-    void insertRevision(long generation, AggregateRevision made, String contentJson, boolean deleted, long epoch,
-            long position, UUID eventId) {
-        jdbc.sql(SQL_INSERT_REVISION).params(generation, made.aggregateType(), made.aggregateId(), made.revision(),
-                contentJson, deleted, epoch, position, eventId).update();
+    private static Object[] revisionParams(long generation, Revision r) {
+        return new Object[] {generation, r.made().aggregateType(), r.made().aggregateId(), r.made().revision(),
+                r.contentJson(), r.deleted(), r.epoch(), r.position(), r.eventId()};
     }
 
     /** Replaces the item revisions a release names. @return the items it named before */

@@ -7,6 +7,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 import com.acme.catalog.contracts.EventType;
+import com.acme.catalog.product.projection.ProjectionRepository.Revision;
 
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.JsonNode;
@@ -49,27 +50,22 @@ public class ProjectionWriter {
         JsonNode payload = e.payload();
         switch (type) {
             case ItemUpserted -> {
-                boolean wasDeleted = rows.upsertItem(generation, e.aggregateId(), e.revision(),
-                        payload.get("attributes").toString(), false, e.epoch(), e.position());
-                revision(generation, e, false);
+                boolean wasDeleted = rows.writeItem(generation, Revision.of(e, false),
+                        payload.get("attributes").toString());
                 if (wasDeleted) {
                     rows.refreshPublic(generation, List.of(e.aggregateId()));
                 }
             }
             case ItemDeleted -> {
-                rows.upsertItem(generation, e.aggregateId(), e.revision(), "{}", true, e.epoch(), e.position());
-                revision(generation, e, true);
+                rows.writeItem(generation, Revision.of(e, true), "{}");
                 rows.refreshPublic(generation, List.of(e.aggregateId()));
             }
             case MappingUpserted -> {
-                rows.upsertMapping(generation, e.aggregateId(), e.revision(), payload.get("source").stringValue(),
-                        payload.get("target").stringValue(), e.epoch(), e.position());
-                revision(generation, e, false);
+                rows.writeMapping(generation, Revision.of(e, false), payload.get("source").stringValue(),
+                        payload.get("target").stringValue());
             }
             case PolicyUpserted -> {
-                rows.upsertPolicy(generation, e.aggregateId(), e.revision(), payload.get("rules").toString(),
-                        e.epoch(), e.position());
-                revision(generation, e, false);
+                rows.writePolicy(generation, Revision.of(e, false), payload.get("rules").toString());
             }
             case ReleasePublished -> applyRelease(generation, e);
             default -> throw new IllegalArgumentException("event type " + type + " is not projected");
@@ -85,9 +81,8 @@ public class ProjectionWriter {
         JsonNode payload = e.payload();
         Map<String, Integer> named = namedItems(payload.get("items"));
         List<String> before = rows.replaceReleaseItems(generation, e.aggregateId(), named);
-        rows.upsertRelease(generation, e.aggregateId(), e.revision(), payload.get("visibility").stringValue(),
-                payload.get("items").toString(), e.epoch(), e.position());
-        revision(generation, e, false);
+        rows.writeRelease(generation, Revision.of(e, false), payload.get("visibility").stringValue(),
+                payload.get("items").toString());
         TreeSet<String> touched = new TreeSet<>(before);
         touched.addAll(named.keySet());
         rows.refreshPublic(generation, touched);
@@ -100,10 +95,5 @@ public class ProjectionWriter {
             named.merge(ref.get("itemId").stringValue(), ref.get("revision").intValue(), Math::max);
         }
         return named;
-    }
-
-    private void revision(long generation, IntegrationEvent e, boolean deleted) {
-        rows.insertRevision(generation, e.made(), e.payload().toString(), deleted, e.epoch(), e.position(),
-                e.eventId());
     }
 }

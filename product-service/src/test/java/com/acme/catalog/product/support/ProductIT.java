@@ -1,6 +1,8 @@
 package com.acme.catalog.product.support;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.acme.catalog.testsupport.FreshDatabase;
 
@@ -40,11 +42,17 @@ public abstract class ProductIT {
         registry.add("product.resolver-url", RESOLVER::baseUrl);
     }
 
-    /** A client that never throws on 4xx/5xx, so tests assert statuses themselves. */
+    private final Map<String, RestClient> clients = new ConcurrentHashMap<>();
+
+    /** A client that never throws on 4xx/5xx, so tests assert statuses themselves; one per token, reused. */
     protected RestClient client(String token) {
+        return clients.computeIfAbsent(token == null ? "" : token, this::newClient);
+    }
+
+    private RestClient newClient(String token) {
         RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
                 .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
-        if (token != null) {
+        if (!token.isEmpty()) {
             b.defaultHeader("Authorization", "Bearer " + token);
         }
         return b.build();
