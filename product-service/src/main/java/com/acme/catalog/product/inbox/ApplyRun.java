@@ -1,0 +1,242 @@
+package com.acme.catalog.product.inbox;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ChainDigest;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.product.inbox.InboxRepository.HeldRow;
+import com.acme.catalog.product.inbox.InboxRepository.HeldSummary;
+import com.acme.catalog.product.inbox.InboxRepository.Processed;
+import com.acme.catalog.product.inbox.Readiness.Verdict;
+import com.acme.catalog.product.projection.AggregateRevision;
+import com.acme.catalog.product.projection.GenerationCursor;
+import com.acme.catalog.product.projection.IntegrationEvent;
+import com.acme.catalog.product.projection.ProjectionWriter;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One application of a list of events to one locked generation, inside the caller's transaction: dedupe by
+ * position, chain verification strictly in position order, revision and dependency parking, unparking to a
+ * fixpoint, and the new cursor. Any exception leaves the transaction to be rolled back.
+ */
+final class ApplyRun {
+
+    private static final Logger log = LoggerFactory.getLogger(ApplyRun.class);
+
+    private final InboxRepository inbox;
+    private final RevisionCache revisions;
+    private final ProjectionWriter projection;
+    private final DeliveryParser parser;
+    private final GenerationCursor start;
+    private final long maxAhead;
+    private final long generation;
+    private final Map<Long, Outcome> byPosition = new HashMap<>();
+    private final List<Processed> processed = new ArrayList<>();
+    private long chain;
+    private String digest;
+    private long parked;
+
+    ApplyRun(InboxRepository inbox, ProjectionWriter projection, DeliveryParser parser, GenerationCursor locked,
+            long maxAhead) {
+        this.inbox = inbox;
+        this.revisions = new RevisionCache(projection, locked.generationId());
+        this.projection = projection;
+        this.parser = parser;
+        this.start = locked;
+        this.maxAhead = maxAhead;
+        this.generation = locked.generationId();
+        this.chain = locked.chainPosition();
+        this.digest = locked.chainDigest();
+    }
+
+    ApplyResult run(List<IntegrationEvent> events) {
+        Outcome[] outcomes = new Outcome[events.size()];
+        TreeMap<Long, IntegrationEvent> arrivals = new TreeMap<>();
+        Map<Long, Integer> firstIndex = new HashMap<>();
+        Map<Long, IntegrationEvent> belowChain = new HashMap<>();
+        long highest = 0;
+        for (int i = 0; i < events.size(); i++) {
+            IntegrationEvent e = events.get(i);
+            highest = Math.max(highest, e.position());
+            if (e.position() > chain + maxAhead) {
+                throw new ApiException(ProblemCode.POSITION_AHEAD, "position %d is more than %d ahead of the "
+                        + "verified position %d of %s epoch %d".formatted(e.position(), maxAhead, chain,
+                        start.stream(), start.epoch()));
+            }
+            IntegrationEvent first = e.position() <= chain ? belowChain.putIfAbsent(e.position(), e)
+                    : arrivals.putIfAbsent(e.position(), e);
+            if (first != null || e.position() <= chain) {
+                outcomes[i] = Outcome.DUPLICATE;
+                requireSameDigest(first == null ? e : first, e);
+            } else {
+                firstIndex.put(e.position(), i);
+            }
+        }
+        verifyAgainstRecorded(belowChain);
+        TreeMap<Long, HeldRow> pending = arrivals.isEmpty() ? new TreeMap<>() : pendingByPosition();
+        for (HeldRow row : pending.values()) {
+            IntegrationEvent again = arrivals.get(row.position());
+            if (again != null) {
+                requireSameDigest(row, again);
+                arrivals.remove(row.position());
+                outcomes[firstIndex.get(row.position())] = Outcome.DUPLICATE;
+            }
+        }
+        parked = arrivals.isEmpty() ? 0 : inbox.heldSummary(generation).parked();
+        revisions.prefetch(arrivals.values());
+        advanceChain(arrivals, pending);
+        for (IntegrationEvent early : arrivals.values()) {
+            inbox.holdPending(generation, early);
+            byPosition.put(early.position(), Outcome.PARKED);
+        }
+        for (int i = 0; i < outcomes.length; i++) {
+            if (outcomes[i] == null) {
+                outcomes[i] = byPosition.get(events.get(i).position());
+            }
+        }
+        inbox.record(generation, processed);
+        HeldSummary held = inbox.heldSummary(generation);
+        long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
+        return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
+                held.total());
+    }
+
+    /** Pulls events in position order while the next position is at hand, verifying each link of the chain. */
+    private void advanceChain(TreeMap<Long, IntegrationEvent> arrivals, TreeMap<Long, HeldRow> pending) {
+        while (true) {
+            long p = chain + 1;
+            IntegrationEvent e = arrivals.remove(p);
+            boolean held = false;
+            if (e == null) {
+                HeldRow row = pending.remove(p);
+                if (row == null) {
+                    return;
+                }
+                e = parser.parseWire(row.wire(), row.chainDigest());
+                held = true;
+            }
+            String expected = ChainDigest.next(digest, e.wire());
+            if (!expected.equals(e.chainDigest())) {
+                throw new ChainBrokenException(generation, start.stream(), start.epoch(), p, e.chainDigest(), held,
+                        "chain digest does not follow from the verified digest at position " + (p - 1)
+                                + (held ? " (the event was held from an earlier delivery)" : ""));
+            }
+            chain = p;
+            digest = expected;
+            byPosition.put(p, process(e, held));
+        }
+    }
+
+    /** Decides a chain-verified event: apply, ignore or park it. */
+    private Outcome process(IntegrationEvent e, boolean held) {
+        Verdict v = Readiness.check(revisions, e);
+        switch (v.kind()) {
+            case WAIT -> {
+                if (held) {
+                    inbox.park(generation, e.position(), v.waitFor());
+                } else {
+                    inbox.holdParked(generation, e, v.waitFor());
+                }
+                parked++;
+                return Outcome.PARKED;
+            }
+            case READY -> {
+                applyNow(e);
+                finish(e, Outcome.APPLIED, held);
+                unparkAfter(e.made());
+                return Outcome.APPLIED;
+            }
+            default -> {
+                if (v.kind() == Readiness.Kind.STALE) {
+                    log.warn("{} epoch {} position {}: {} is not newer than the copy's revision; ignored",
+                            start.stream(), start.epoch(), e.position(), e.made());
+                }
+                finish(e, Outcome.IGNORED, held);
+                return Outcome.IGNORED;
+            }
+        }
+    }
+
+    /** Applies every parked event that {@code applied} made applicable, and what those made applicable, etc. */
+    private void unparkAfter(AggregateRevision applied) {
+        Deque<AggregateRevision> work = new ArrayDeque<>();
+        work.add(applied);
+        while (!work.isEmpty() && parked > 0) {
+            for (HeldRow row : inbox.waitingOn(generation, work.poll())) {
+                IntegrationEvent e = parser.parseWire(row.wire(), row.chainDigest());
+                Verdict v = Readiness.check(revisions, e);
+                if (v.kind() == Readiness.Kind.WAIT) {
+                    inbox.park(generation, row.position(), v.waitFor());
+                    continue;
+                }
+                parked--;
+                Outcome o = v.kind() == Readiness.Kind.READY ? Outcome.APPLIED : Outcome.IGNORED;
+                if (o == Outcome.APPLIED) {
+                    applyNow(e);
+                    work.add(e.made());
+                }
+                finish(e, o, true);
+                byPosition.put(e.position(), o);
+            }
+        }
+    }
+
+    private void finish(IntegrationEvent e, Outcome outcome, boolean held) {
+        if (held) {
+            inbox.release(generation, e.position());
+        }
+        processed.add(new Processed(e, outcome));
+    }
+
+    private void applyNow(IntegrationEvent e) {
+        projection.apply(generation, e);
+        revisions.applied(e.made());
+    }
+
+    private TreeMap<Long, HeldRow> pendingByPosition() {
+        TreeMap<Long, HeldRow> out = new TreeMap<>();
+        for (HeldRow row : inbox.pending(generation)) {
+            out.put(row.position(), row);
+        }
+        return out;
+    }
+
+    /** Positions at or below the verified one must carry the digest recorded for them. */
+    private void verifyAgainstRecorded(Map<Long, IntegrationEvent> belowChain) {
+        if (belowChain.isEmpty()) {
+            return;
+        }
+        Map<Long, String> recorded = inbox.knownDigests(generation, belowChain.keySet().toArray(Long[]::new));
+        for (IntegrationEvent e : belowChain.values()) {
+            String known = recorded.get(e.position());
+            if (known != null && !known.equals(e.chainDigest())) {
+                throw new ChainBrokenException(generation, start.stream(), start.epoch(), e.position(),
+                        e.chainDigest(), false, "redelivered with a chain digest other than the one verified");
+            }
+        }
+    }
+
+    private void requireSameDigest(IntegrationEvent first, IntegrationEvent again) {
+        if (!first.chainDigest().equals(again.chainDigest())) {
+            throw new ChainBrokenException(generation, start.stream(), start.epoch(), again.position(),
+                    again.chainDigest(), false, "delivered twice with different chain digests");
+        }
+    }
+
+    private void requireSameDigest(HeldRow held, IntegrationEvent again) {
+        if (!held.chainDigest().equals(again.chainDigest())) {
+            throw new ChainBrokenException(generation, start.stream(), start.epoch(), again.position(),
+                    again.chainDigest(), false, "delivered with a chain digest other than the held copy's");
+        }
+    }
+}

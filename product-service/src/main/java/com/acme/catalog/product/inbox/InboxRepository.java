@@ -1,0 +1,158 @@
+package com.acme.catalog.product.inbox;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.product.projection.AggregateRevision;
+import com.acme.catalog.product.projection.IntegrationEvent;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * A generation's inbox (processed positions and their outcome) and its held events (PENDING: waiting for the
+ * chain predecessor; PARKED: verified, waiting for a dependency). Callers hold the generation's cursor lock.
+ */
+@Repository
+class InboxRepository {
+
+    private static final String SQL_RECORD = """
+            INSERT INTO inbox (generation_id, position, event_id, event_type, outcome, chain_digest)
+            SELECT ?, r.position, r.event_id::uuid, r.event_type, r.outcome, r.chain_digest
+              FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])
+                   AS r(position, event_id, event_type, outcome, chain_digest)
+            """;
+    private static final String SQL_HOLD = """
+            INSERT INTO held_event (generation_id, position, state, wire, chain_digest, event_id, event_type,
+                                    wait_type, wait_id, wait_revision)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """;
+    private static final String SQL_PENDING = """
+            SELECT position, wire, chain_digest FROM held_event
+             WHERE generation_id = ? AND state = 'PENDING' ORDER BY position
+            """;
+    private static final String SQL_PARK = """
+            UPDATE held_event SET state = 'PARKED', wait_type = ?, wait_id = ?, wait_revision = ?
+             WHERE generation_id = ? AND position = ?
+            """;
+    private static final String SQL_RELEASE = "DELETE FROM held_event WHERE generation_id = ? AND position = ?";
+    private static final String SQL_WAITING_ON = """
+            SELECT position, wire, chain_digest FROM held_event
+             WHERE generation_id = ? AND state = 'PARKED' AND wait_type = ? AND wait_id = ? AND wait_revision <= ?
+             ORDER BY position
+            """;
+    private static final String SQL_HELD_SUMMARY = """
+            SELECT count(*) FILTER (WHERE state = 'PARKED') AS parked,
+                   coalesce(min(position) FILTER (WHERE state = 'PARKED'), 0) AS first_parked,
+                   count(*) AS total
+              FROM held_event WHERE generation_id = ?
+            """;
+    private static final String SQL_COUNT_HELD = "SELECT count(*) FROM held_event WHERE generation_id = ?";
+    private static final String SQL_KNOWN_DIGESTS = """
+            SELECT position, chain_digest FROM inbox WHERE generation_id = ? AND position = ANY(?)
+            UNION ALL
+            SELECT position, chain_digest FROM held_event
+             WHERE generation_id = ? AND state = 'PARKED' AND position = ANY(?)
+            """;
+    private static final String SQL_DISCARD_PENDING = """
+            DELETE FROM held_event WHERE generation_id = ? AND position = ? AND state = 'PENDING' AND chain_digest = ?
+            """;
+
+    private final JdbcClient jdbc;
+
+    InboxRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Records processed events, one row per position, in one statement. */
+    void record(long generation, List<Processed> processed) {
+        if (processed.isEmpty()) {
+            return;
+        }
+        int n = processed.size();
+        Long[] positions = new Long[n];
+        String[] eventIds = new String[n];
+        String[] types = new String[n];
+        String[] outcomes = new String[n];
+        String[] digests = new String[n];
+        for (int i = 0; i < n; i++) {
+            IntegrationEvent e = processed.get(i).event();
+            positions[i] = e.position();
+            eventIds[i] = e.eventId().toString();
+            types[i] = e.type();
+            outcomes[i] = processed.get(i).outcome().name();
+            digests[i] = e.chainDigest();
+        }
+        jdbc.sql(SQL_RECORD).params(generation, positions, eventIds, types, outcomes, digests).update();
+    }
+
+    void holdPending(long generation, IntegrationEvent e) {
+        hold(generation, e, "PENDING", null);
+    }
+
+    void holdParked(long generation, IntegrationEvent e, AggregateRevision waitFor) {
+        hold(generation, e, "PARKED", waitFor);
+    }
+
+    private void hold(long generation, IntegrationEvent e, String state, AggregateRevision w) {
+        jdbc.sql(SQL_HOLD).params(generation, e.position(), state, e.wire(), e.chainDigest(), e.eventId(), e.type(),
+                w == null ? null : w.aggregateType(), w == null ? null : w.aggregateId(),
+                w == null ? null : w.revision()).update();
+    }
+
+    /** Every PENDING event of the generation, by position. */
+    List<HeldRow> pending(long generation) {
+        return jdbc.sql(SQL_PENDING).params(generation).query(HeldRow.class).list();
+    }
+
+    /** Turns a held event PARKED, or moves a parked one on to its next missing dependency. */
+    void park(long generation, long position, AggregateRevision w) {
+        jdbc.sql(SQL_PARK).params(w.aggregateType(), w.aggregateId(), w.revision(), generation, position).update();
+    }
+
+    void release(long generation, long position) {
+        jdbc.sql(SQL_RELEASE).params(generation, position).update();
+    }
+
+    /** Parked events waiting for {@code aggregate} at a revision it now has, by position. */
+    List<HeldRow> waitingOn(long generation, AggregateRevision applied) {
+        return jdbc.sql(SQL_WAITING_ON).params(generation, applied.aggregateType(), applied.aggregateId(),
+                applied.revision()).query(HeldRow.class).list();
+    }
+
+    HeldSummary heldSummary(long generation) {
+        return jdbc.sql(SQL_HELD_SUMMARY).params(generation).query(HeldSummary.class).single();
+    }
+
+    long countHeld(long generation) {
+        return jdbc.sql(SQL_COUNT_HELD).params(generation).query(Long.class).single();
+    }
+
+    /** The verified chain digests recorded for these positions (processed or parked). */
+    Map<Long, String> knownDigests(long generation, Long[] positions) {
+        Map<Long, String> out = new HashMap<>();
+        jdbc.sql(SQL_KNOWN_DIGESTS).params(generation, positions, generation, positions)
+                .query(rs -> {
+                    out.put(rs.getLong(1), rs.getString(2));
+                });
+        return out;
+    }
+
+    /** Drops a PENDING event proven not to chain; @return whether it was still there */
+    boolean discardPending(long generation, long position, String chainDigest) {
+        return jdbc.sql(SQL_DISCARD_PENDING).params(generation, position, chainDigest).update() == 1;
+    }
+
+    /** An event and the terminal outcome it was processed with. */
+    record Processed(IntegrationEvent event, Outcome outcome) {
+    }
+
+    /** How many events are PARKED, the lowest parked position (0 when none), and all held events. */
+    record HeldSummary(long parked, long firstParked, long total) {
+    }
+
+    /** A held event as stored. */
+    record HeldRow(long position, String wire, String chainDigest) {
+    }
+}

@@ -1,0 +1,122 @@
+package com.acme.catalog.product.inbox;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.progress.ProgressReporter;
+import com.acme.catalog.product.projection.GenerationCursor;
+import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.projection.IntegrationEvent;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The live consumer: one delivery batch of one stream is one transaction that locks the stream's serving
+ * generation, audits old-epoch events, applies the rest and saves the cursor. Only after that transaction commits
+ * are the metrics updated and the contiguous position offered to the {@link ProgressReporter}.
+ */
+@Service
+class InboxService {
+
+    private static final Logger log = LoggerFactory.getLogger(InboxService.class);
+
+    private final TransactionTemplate tx;
+    private final GenerationRepository generations;
+    private final EventApplier applier;
+    private final OldEpochAudit oldEpochs;
+    private final InboxMetrics metrics;
+    private final ProgressReporter progress;
+    private final boolean autoStart;
+
+    InboxService(TransactionTemplate tx, GenerationRepository generations, EventApplier applier,
+            OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress,
+            @Value("${product.inbox.auto-start-streams:true}") boolean autoStart) {
+        this.tx = tx;
+        this.generations = generations;
+        this.applier = applier;
+        this.oldEpochs = oldEpochs;
+        this.metrics = metrics;
+        this.progress = progress;
+        this.autoStart = autoStart;
+    }
+
+    /** The outcome of one delivery, in delivery order, and the cursor it committed. */
+    record Delivered(GenerationCursor cursor, List<Outcome> outcomes) {
+    }
+
+    /** Applies one delivery of events, all of {@code stream}. */
+    Delivered deliver(StreamId stream, List<IntegrationEvent> events) {
+        try {
+            return tx.execute(status -> deliverLocked(stream, events));
+        } catch (ChainBrokenException broken) {
+            if (tx.execute(status -> applier.discardBrokenHeld(broken))) {
+                log.warn("{}: discarded held event at position {} of generation {}, which does not chain",
+                        stream, broken.position(), broken.generationId());
+            }
+            throw broken;
+        }
+    }
+
+    private Delivered deliverLocked(StreamId stream, List<IntegrationEvent> events) {
+        long newest = events.stream().mapToLong(IntegrationEvent::epoch).max().orElseThrow();
+        GenerationCursor cursor = generations.lockServing(stream).orElseGet(() -> start(stream, newest));
+        if (newest > cursor.epoch()) {
+            throw new ApiException(ProblemCode.EPOCH_MISMATCH, "%s serves epoch %d; events of epoch %d need a "
+                    + "rebuild from that epoch's export first".formatted(stream, cursor.epoch(), newest));
+        }
+        List<IntegrationEvent> current = new ArrayList<>(events.size());
+        int old = 0;
+        for (IntegrationEvent e : events) {
+            if (e.epoch() < cursor.epoch()) {
+                oldEpochs.record(e, cursor.epoch());
+                old++;
+            } else {
+                current.add(e);
+            }
+        }
+        ApplyResult result = current.isEmpty()
+                ? new ApplyResult(cursor, List.of(), applier.heldEvents(cursor.generationId()))
+                : applier.apply(cursor, current);
+        GenerationCursor after = result.cursor();
+        generations.saveCursor(after);
+        long held = result.heldEvents();
+        int oldCount = old;
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCommit() {
+                metrics.observe(after, held);
+                metrics.oldEpochDeliveries(stream, oldCount);
+                progress.offer(stream, after.epoch(), after.appliedPosition());
+            }
+        });
+        return new Delivered(after, merge(events, cursor.epoch(), result.outcomes()));
+    }
+
+    private GenerationCursor start(StreamId stream, long epoch) {
+        if (!autoStart) {
+            throw new ApiException(ProblemCode.NOT_FOUND, "stream " + stream + " has no serving generation; "
+                    + "bootstrap it with a rebuild first");
+        }
+        log.info("{}: no serving generation yet, starting an empty one at position 0 of epoch {}", stream, epoch);
+        return generations.startServingEmpty(stream, epoch);
+    }
+
+    /** Old-epoch events answer IGNORED_OLD_EPOCH; the others take the applier's outcomes, in order. */
+    private static List<Outcome> merge(List<IntegrationEvent> events, long servingEpoch, List<Outcome> applied) {
+        List<Outcome> out = new ArrayList<>(events.size());
+        int next = 0;
+        for (IntegrationEvent e : events) {
+            out.add(e.epoch() < servingEpoch ? Outcome.IGNORED_OLD_EPOCH : applied.get(next++));
+        }
+        return out;
+    }
+}

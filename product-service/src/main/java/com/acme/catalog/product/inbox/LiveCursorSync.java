@@ -1,0 +1,54 @@
+package com.acme.catalog.product.inbox;
+
+import com.acme.catalog.product.progress.ProgressReporter;
+import com.acme.catalog.product.projection.GenerationCursor;
+import com.acme.catalog.product.projection.GenerationRepository;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * Re-reads every serving generation's committed cursor at start and periodically: sets the gauges (so every
+ * instance converges on the database) and offers the contiguous position for reporting, so progress committed
+ * just before a crash still reaches the resolver.
+ */
+@Component
+class LiveCursorSync {
+
+    private static final Logger log = LoggerFactory.getLogger(LiveCursorSync.class);
+
+    private final GenerationRepository generations;
+    private final EventApplier applier;
+    private final InboxMetrics metrics;
+    private final ProgressReporter progress;
+
+    LiveCursorSync(GenerationRepository generations, EventApplier applier, InboxMetrics metrics,
+            ProgressReporter progress) {
+        this.generations = generations;
+        this.applier = applier;
+        this.metrics = metrics;
+        this.progress = progress;
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    void atStart() {
+        sync();
+    }
+
+    @Scheduled(fixedDelayString = "${product.progress.resync-interval-ms:60000}",
+            initialDelayString = "${product.progress.resync-interval-ms:60000}")
+    void sync() {
+        try {
+            for (GenerationCursor c : generations.servingCursors()) {
+                metrics.observe(c, applier.heldEvents(c.generationId()));
+                progress.offer(c.stream(), c.epoch(), c.appliedPosition());
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not resync serving cursors: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package com.acme.catalog.product.progress;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.acme.catalog.contracts.StreamId;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Component;
+
+/**
+ * Reports each stream's durable progress to the resolver, off the request path. Guarantees: only what callers
+ * {@link #offer} is reported, and callers offer only positions whose transaction has committed; per stream the
+ * reported (epoch, position) never goes down (a lower offer is dropped, a higher epoch replaces a lower one);
+ * offers made while a report is pending coalesce into the latest; a failed report is retried with exponential
+ * backoff and jitter, capped, until it succeeds or a later offer supersedes it. A report lost to a crash only
+ * makes the resolver retain more; the serving cursors are offered again at start and periodically.
+ */
+@Component
+public class ProgressReporter implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(ProgressReporter.class);
+
+    /** A position within an epoch; a higher epoch is later than any position of a lower one. */
+    public record Progress(long epoch, long position) {
+        boolean isAfter(Progress other) {
+            return epoch > other.epoch || (epoch == other.epoch && position > other.position);
+        }
+
+        static Progress later(Progress a, Progress b) {
+            return b.isAfter(a) ? b : a;
+        }
+    }
+
+    private record Retry(int attempts, long notBeforeNanos) {
+    }
+
+    private final ResolverProgressClient client;
+    private final MeterRegistry registry;
+    private final long initialBackoffMs;
+    private final long maxBackoffMs;
+    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "progress-reporter");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<StreamId, Progress> wanted = new ConcurrentHashMap<>();
+    private final Map<StreamId, Progress> reported = new ConcurrentHashMap<>();
+    private final Map<StreamId, AtomicLong> reportedGauges = new ConcurrentHashMap<>();
+    private final AtomicBoolean drainQueued = new AtomicBoolean();
+    /** Worker thread only. */
+    private final Map<StreamId, Retry> retries = new HashMap<>();
+    private long delayedDrainAt = Long.MAX_VALUE;
+
+    ProgressReporter(ResolverProgressClient client, MeterRegistry registry,
+            @Value("${product.progress.initial-backoff-ms:200}") long initialBackoffMs,
+            @Value("${product.progress.max-backoff-ms:30000}") long maxBackoffMs) {
+        this.client = client;
+        this.registry = registry;
+        this.initialBackoffMs = initialBackoffMs;
+        this.maxBackoffMs = maxBackoffMs;
+    }
+
+    /** Asks for {@code position} of {@code epoch} to be reported; call only after the commit that made it durable. */
+    public void offer(StreamId stream, long epoch, long position) {
+        wanted.merge(stream, new Progress(epoch, position), Progress::later);
+        if (drainQueued.compareAndSet(false, true)) {
+            try {
+                worker.execute(this::drain);
+            } catch (RejectedExecutionException shuttingDown) {
+                drainQueued.set(false);
+            }
+        }
+    }
+
+    /** @return the latest progress the resolver acknowledged for the stream, if any since this instance started */
+    public Optional<Progress> reported(StreamId stream) {
+        return Optional.ofNullable(reported.get(stream));
+    }
+
+    private void drain() {
+        drainQueued.set(false);
+        long nextDue = Long.MAX_VALUE;
+        for (Map.Entry<StreamId, Progress> e : wanted.entrySet()) {
+            StreamId stream = e.getKey();
+            Progress want = e.getValue();
+            Progress done = reported.get(stream);
+            if (done != null && !want.isAfter(done)) {
+                continue;
+            }
+            Retry retry = retries.get(stream);
+            if (retry != null && retry.notBeforeNanos() - System.nanoTime() > 0) {
+                nextDue = Math.min(nextDue, retry.notBeforeNanos());
+                continue;
+            }
+            if (!send(stream, want, retry)) {
+                nextDue = Math.min(nextDue, retries.get(stream).notBeforeNanos());
+            }
+        }
+        if (nextDue != Long.MAX_VALUE) {
+            scheduleDrainAt(nextDue);
+        }
+    }
+
+    private boolean send(StreamId stream, Progress want, Retry retry) {
+        try {
+            client.report(stream, want.epoch(), want.position());
+            reported.merge(stream, want, Progress::later);
+            gauge(stream).set(reported.get(stream).position());
+            retries.remove(stream);
+            return true;
+        } catch (RuntimeException ex) {
+            int attempts = retry == null ? 1 : retry.attempts() + 1;
+            long backoff = Math.min(maxBackoffMs, initialBackoffMs << Math.min(attempts - 1, 20));
+            long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
+            retries.put(stream, new Retry(attempts, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(jittered)));
+            if (attempts == 1 || attempts % 10 == 0) {
+                log.warn("progress report for {} epoch {} position {} failed (attempt {}), retrying in {} ms: {}",
+                        stream, want.epoch(), want.position(), attempts, jittered, ex.toString());
+            }
+            return false;
+        }
+    }
+
+    private void scheduleDrainAt(long dueNanos) {
+        if (dueNanos >= delayedDrainAt) {
+            return;
+        }
+        delayedDrainAt = dueNanos;
+        try {
+            worker.schedule(() -> {
+                delayedDrainAt = Long.MAX_VALUE;
+                drain();
+            }, Math.max(0, dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException shuttingDown) {
+            delayedDrainAt = Long.MAX_VALUE;
+        }
+    }
+
+    private AtomicLong gauge(StreamId s) {
+        return reportedGauges.computeIfAbsent(s, key -> {
+            AtomicLong value = new AtomicLong();
+            Gauge.builder("product.progress.reported.position", value, AtomicLong::get)
+                    .description("durable progress the resolver last acknowledged for this stream")
+                    .tags("tenant", key.tenant(), "catalog", key.catalog()).register(registry);
+            return value;
+        });
+    }
+
+    @Override
+    public void destroy() {
+        worker.shutdownNow();
+    }
+}

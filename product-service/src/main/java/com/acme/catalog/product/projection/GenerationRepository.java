@@ -1,0 +1,122 @@
+package com.acme.catalog.product.projection;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+
+import com.acme.catalog.contracts.StreamId;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Generations, their cursors and the serving pointer. The live applier locks a stream's pointer and its serving
+ * generation's cursor row for the length of a delivery batch; a rebuild locks its shadow generation's row only.
+ */
+@Repository
+public class GenerationRepository {
+
+    private static final String CURSOR_COLUMNS = """
+            g.generation_id, g.tenant, g.catalog, g.epoch, g.chain_position, g.chain_digest, g.applied_position,
+            g.highest_seen_position
+            """;
+    private static final String SQL_LOCK_SERVING = "SELECT " + CURSOR_COLUMNS + """
+              FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
+             WHERE s.tenant = ? AND s.catalog = ?
+               FOR UPDATE
+            """;
+    private static final String SQL_LOCK_GENERATION = "SELECT " + CURSOR_COLUMNS + """
+              FROM generation g WHERE g.generation_id = ? FOR UPDATE
+            """;
+    private static final String SQL_SERVING_CURSORS = "SELECT " + CURSOR_COLUMNS + """
+              FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
+             ORDER BY g.tenant, g.catalog
+            """;
+    private static final String SQL_STREAM_START_LOCK = """
+            SELECT pg_advisory_xact_lock(hashtextextended('product.stream-start:' || ? || '/' || ?, 0))
+            """;
+    private static final String SQL_INSERT_GENERATION = """
+            INSERT INTO generation (tenant, catalog, epoch, status) VALUES (?, ?, ?, ?) RETURNING generation_id
+            """;
+    private static final String SQL_CREATE_PARTITIONS = "SELECT create_generation_partitions(?)";
+    private static final String SQL_INSERT_POINTER = """
+            INSERT INTO serving_generation (tenant, catalog, generation_id) VALUES (?, ?, ?)
+            """;
+    private static final String SQL_SAVE_CURSOR = """
+            UPDATE generation
+               SET chain_position = ?, chain_digest = ?, applied_position = ?, highest_seen_position = ?,
+                   updated_at = now()
+             WHERE generation_id = ?
+            """;
+
+    private final JdbcClient jdbc;
+
+    public GenerationRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /**
+     * Locks the stream's serving pointer and its generation's cursor until the surrounding transaction ends.
+     *
+     * @return the serving generation's cursor; empty when the stream has no serving generation
+     */
+    public Optional<GenerationCursor> lockServing(StreamId stream) {
+        requireTransaction();
+        return jdbc.sql(SQL_LOCK_SERVING).params(stream.tenant(), stream.catalog()).query(GenerationRepository::cursor)
+                .optional();
+    }
+
+    /** Locks one generation's cursor row (a shadow generation during catch-up) until the transaction ends. */
+    public Optional<GenerationCursor> lockGeneration(long generationId) {
+        requireTransaction();
+        return jdbc.sql(SQL_LOCK_GENERATION).params(generationId).query(GenerationRepository::cursor).optional();
+    }
+
+    /**
+     * Creates an empty generation at position 0 of {@code epoch} and makes it the stream's serving generation,
+     * unless another transaction did so first; either way the returned cursor is locked. Creating the partitions
+     * is DDL inside the caller's transaction: a rollback leaves nothing behind.
+     */
+    public GenerationCursor startServingEmpty(StreamId stream, long epoch) {
+        requireTransaction();
+        jdbc.sql(SQL_STREAM_START_LOCK).params(stream.tenant(), stream.catalog()).query().singleRow();
+        Optional<GenerationCursor> raced = lockServing(stream);
+        if (raced.isPresent()) {
+            return raced.get();
+        }
+        long id = jdbc.sql(SQL_INSERT_GENERATION).params(stream.tenant(), stream.catalog(), epoch, "SERVING")
+                .query(Long.class).single();
+        jdbc.sql(SQL_CREATE_PARTITIONS).params(id).query().singleRow();
+        jdbc.sql(SQL_INSERT_POINTER).params(stream.tenant(), stream.catalog(), id).update();
+        return lockServing(stream).orElseThrow();
+    }
+
+    /** Stores a cursor the caller advanced under the lock taken by {@link #lockServing} or {@link #lockGeneration}. */
+    public void saveCursor(GenerationCursor c) {
+        int rows = jdbc.sql(SQL_SAVE_CURSOR).params(c.chainPosition(), c.chainDigest(), c.appliedPosition(),
+                c.highestSeenPosition(), c.generationId()).update();
+        if (rows != 1) {
+            throw new IllegalStateException("generation " + c.generationId() + " vanished while locked");
+        }
+    }
+
+    /** The committed cursor of every stream's serving generation. */
+    public List<GenerationCursor> servingCursors() {
+        return jdbc.sql(SQL_SERVING_CURSORS).query(GenerationRepository::cursor).list();
+    }
+
+    private static GenerationCursor cursor(ResultSet rs, int row) throws SQLException {
+        return new GenerationCursor(rs.getLong("generation_id"),
+                new StreamId(rs.getString("tenant"), rs.getString("catalog")), rs.getLong("epoch"),
+                rs.getLong("chain_position"), rs.getString("chain_digest"), rs.getLong("applied_position"),
+                rs.getLong("highest_seen_position"));
+    }
+
+    private static void requireTransaction() {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("cursor locks need an open transaction");
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package com.acme.catalog.product.serving;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.contracts.AggregateIds;
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.serving.CatalogRepository.PublicItem;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Public catalog reads (no token): an item as its latest PUBLIC release names it, and full-text search over
+ * public items. Each read resolves the serving pointer and reads that generation in one read-only snapshot.
+ */
+@RestController
+@RequestMapping("/v1/catalog/{tenant}/{catalog}")
+class CatalogController {
+
+    static final int DEFAULT_LIMIT = 10;
+
+    private final CatalogRepository catalog;
+    private final TransactionTemplate readOnly;
+    private final ObjectMapper json;
+    private final int maxLimit;
+
+    CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, ObjectMapper json,
+            @Value("${product.serving.max-search-limit:100}") int maxLimit) {
+        this.catalog = catalog;
+        this.readOnly = new TransactionTemplate(transactions);
+        this.readOnly.setReadOnly(true);
+        this.readOnly.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        this.json = json;
+        this.maxLimit = maxLimit;
+    }
+
+    @GetMapping("/items/{itemId}")
+    Map<String, Object> item(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
+            @PathVariable String itemId) {
+        StreamId s = new StreamId(tenant, catalogId);
+        AggregateIds.require("itemId", itemId);
+        PublicItem item = readOnly.execute(status -> catalog.servingGeneration(s)
+                .flatMap(g -> catalog.item(g, itemId)).orElse(null));
+        if (item == null) {
+            throw new ApiException(ProblemCode.NOT_FOUND, "item " + itemId + " is not publicly released in " + s);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("tenant", s.tenant());
+        out.put("catalog", s.catalog());
+        out.putAll(view(item, false));
+        return out;
+    }
+
+    @GetMapping("/search")
+    Map<String, Object> search(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
+            @RequestParam String q, @RequestParam(required = false) Integer limit) {
+        StreamId s = new StreamId(tenant, catalogId);
+        if (q.isBlank() || q.length() > 256) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "q must be 1-256 characters");
+        }
+        int n = limit == null ? DEFAULT_LIMIT : limit;
+        if (n < 1) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "limit must be >= 1");
+        }
+        int capped = Math.min(n, maxLimit);
+        List<PublicItem> found = readOnly.execute(status -> catalog.servingGeneration(s)
+                .map(g -> catalog.search(g, q, capped)).orElse(List.of()));
+        List<Map<String, Object>> hits = new ArrayList<>(found.size());
+        for (PublicItem item : found) {
+            hits.add(view(item, true));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("hits", hits);
+        out.put("limit", capped);
+        return out;
+    }
+
+    private Map<String, Object> view(PublicItem item, boolean withScore) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("itemId", item.itemId());
+        if (withScore) {
+            out.put("score", item.score());
+        }
+        out.put("revision", item.revision());
+        out.put("releaseId", item.releaseId());
+        out.put("attributes", json.readTree(item.attributes()));
+        return out;
+    }
+}

@@ -1,0 +1,118 @@
+package com.acme.catalog.product.support;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * A stand-in for the resolver's progress endpoint: records every {@code PUT /v1/retention/consumers/{id}/progress}
+ * it receives, answers 200 {@code {"durablePosition"}} (or the statuses queued with {@link #failNext}), and runs an
+ * optional hook at receipt, before answering. One per test JVM.
+ */
+public final class FakeResolver {
+
+    private static FakeResolver shared;
+
+    private final HttpServer server;
+    private final ObjectMapper json = new ObjectMapper();
+    private final List<Report> reports = new ArrayList<>();
+    private final Deque<Integer> queuedStatuses = new ArrayDeque<>();
+    private volatile Consumer<Report> hook = r -> { };
+
+    /** One received progress report; {@code answered} is the status the fake answered with. */
+    public record Report(String consumerId, String authorization, String tenant, String catalog, long epoch,
+            long position, int answered) {
+    }
+
+    private FakeResolver() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/v1/retention/consumers/", this::handle);
+        server.setExecutor(Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "fake-resolver");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.start();
+    }
+
+    public static synchronized FakeResolver shared() {
+        if (shared == null) {
+            try {
+                shared = new FakeResolver();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return shared;
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** Answers the next {@code n} reports with {@code status}. */
+    public synchronized void failNext(int n, int status) {
+        for (int i = 0; i < n; i++) {
+            queuedStatuses.add(status);
+        }
+    }
+
+    /** Runs at receipt of each report, before the answer is sent. */
+    public void onReport(Consumer<Report> hook) {
+        this.hook = hook;
+    }
+
+    public synchronized void reset() {
+        reports.clear();
+        queuedStatuses.clear();
+        hook = r -> { };
+    }
+
+    public synchronized List<Report> reports() {
+        return List.copyOf(reports);
+    }
+
+    public List<Report> reports(String tenant, String catalog) {
+        return reports().stream().filter(r -> r.tenant().equals(tenant) && r.catalog().equals(catalog)).toList();
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex; InputStream in = ex.getRequestBody()) {
+            String path = ex.getRequestURI().getPath();
+            String[] parts = path.split("/");
+            if (!"PUT".equals(ex.getRequestMethod()) || parts.length != 6 || !"progress".equals(parts[5])) {
+                ex.sendResponseHeaders(404, -1);
+                return;
+            }
+            JsonNode body = json.readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            int status;
+            synchronized (this) {
+                status = queuedStatuses.isEmpty() ? 200 : queuedStatuses.poll();
+            }
+            Report r = new Report(parts[4], ex.getRequestHeaders().getFirst("Authorization"),
+                    body.get("tenant").stringValue(), body.get("catalog").stringValue(), body.get("epoch").longValue(),
+                    body.get("position").longValue(), status);
+            hook.accept(r);
+            synchronized (this) {
+                reports.add(r);
+            }
+            byte[] answer = ("{\"durablePosition\":" + r.position() + "}").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "application/json");
+            ex.sendResponseHeaders(status, answer.length);
+            ex.getResponseBody().write(answer);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package com.acme.catalog.product.support;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.acme.catalog.testsupport.FreshDatabase;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Base of product integration tests: the whole service on a random port over its own fresh database, progress
+ * reports going to the JVM's {@link FakeResolver}, and one token per role ({@code op}, {@code w}, {@code r},
+ * {@code r-acme} = relay limited to tenant acme, {@code c}).
+ */
+@FreshDatabase
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "security.tokens=op=operator;w=writer;r=relay;r-acme=relay@acme;c=consumer",
+        "product.resolver-token=resolver-secret", "product.consumer-id=product-test",
+        "product.progress.initial-backoff-ms=20", "product.progress.max-backoff-ms=200"})
+public abstract class ProductIT {
+
+    protected static final FakeResolver RESOLVER = FakeResolver.shared();
+
+    @LocalServerPort
+    protected int port;
+    @Autowired
+    protected JdbcClient jdbc;
+
+    @DynamicPropertySource
+    static void resolverUrl(DynamicPropertyRegistry registry) {
+        registry.add("product.resolver-url", RESOLVER::baseUrl);
+    }
+
+    private final Map<String, RestClient> clients = new ConcurrentHashMap<>();
+
+    /** A client that never throws on 4xx/5xx, so tests assert statuses themselves; one per token, reused. */
+    protected RestClient client(String token) {
+        return clients.computeIfAbsent(token == null ? "" : token, this::newClient);
+    }
+
+    private RestClient newClient(String token) {
+        RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
+                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
+        if (!token.isEmpty()) {
+            b.defaultHeader("Authorization", "Bearer " + token);
+        }
+        return b.build();
+    }
+
+    /** POSTs {@code {"events":[…]}} built from the exact delivered texts, as the relay does. */
+    protected ResponseEntity<JsonNode> deliver(String token, List<String> delivered) {
+        return postRaw(token, "{\"events\":[" + String.join(",", delivered) + "]}");
+    }
+
+    protected ResponseEntity<JsonNode> postRaw(String token, String body) {
+        return client(token).post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON).body(body)
+                .retrieve().toEntity(JsonNode.class);
+    }
+
+    protected ResponseEntity<JsonNode> get(String path) {
+        return client(null).get().uri(path).retrieve().toEntity(JsonNode.class);
+    }
+}
