@@ -1,5 +1,7 @@
 package com.acme.catalog.product.inbox;
 
+import java.util.List;
+
 import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
@@ -36,19 +38,23 @@ class LiveCursorSync {
 
     @EventListener(ApplicationReadyEvent.class)
     void atStart() {
-        sync();
+        int streams = sync();
+        log.info("offered the committed progress of {} serving generation(s) for reporting", streams);
     }
 
     @Scheduled(fixedDelayString = "${product.progress.resync-interval-ms:60000}",
             initialDelayString = "${product.progress.resync-interval-ms:60000}")
-    void sync() {
+    int sync() {
         try {
-            for (GenerationCursor c : generations.servingCursors()) {
+            List<GenerationCursor> serving = generations.servingCursors();
+            for (GenerationCursor c : serving) {
                 metrics.observe(c, applier.heldEvents(c.generationId()));
                 progress.offer(c.stream(), c.epoch(), c.appliedPosition());
             }
+            return serving.size();
         } catch (RuntimeException e) {
             log.warn("could not resync serving cursors: {}", e.toString());
+            return 0;
         }
     }
 }

@@ -31,6 +31,7 @@ public final class FakeResolver {
     private final List<Report> reports = new ArrayList<>();
     private final Deque<Integer> queuedStatuses = new ArrayDeque<>();
     private volatile Consumer<Report> hook = r -> { };
+    private final java.util.Map<String, Integer> failingConsumers = new java.util.HashMap<>();
 
     /** One received progress report; {@code answered} is the status the fake answered with. */
     public record Report(String consumerId, String authorization, String tenant, String catalog, long epoch,
@@ -70,6 +71,11 @@ public final class FakeResolver {
         }
     }
 
+    /** Answers every report of {@code consumerId} with {@code status} until {@link #reset}. */
+    public synchronized void failConsumer(String consumerId, int status) {
+        failingConsumers.put(consumerId, status);
+    }
+
     /** Runs at receipt of each report, before the answer is sent. */
     public void onReport(Consumer<Report> hook) {
         this.hook = hook;
@@ -78,6 +84,7 @@ public final class FakeResolver {
     public synchronized void reset() {
         reports.clear();
         queuedStatuses.clear();
+        failingConsumers.clear();
         hook = r -> { };
     }
 
@@ -100,7 +107,8 @@ public final class FakeResolver {
             JsonNode body = json.readTree(new String(in.readAllBytes(), StandardCharsets.UTF_8));
             int status;
             synchronized (this) {
-                status = queuedStatuses.isEmpty() ? 200 : queuedStatuses.poll();
+                status = failingConsumers.getOrDefault(parts[4],
+                        queuedStatuses.isEmpty() ? 200 : queuedStatuses.poll());
             }
             Report r = new Report(parts[4], ex.getRequestHeaders().getFirst("Authorization"),
                     body.get("tenant").stringValue(), body.get("catalog").stringValue(), body.get("epoch").longValue(),

@@ -1,0 +1,114 @@
+package com.acme.catalog.product.progress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.support.FakeResolver;
+import com.acme.catalog.product.support.FakeResolver.Report;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The reporter against a fake resolver endpoint: monotonic, coalescing, retried with backoff. */
+class ProgressReporterTest {
+
+    private static final FakeResolver RESOLVER = FakeResolver.shared();
+
+    private final StreamId stream = new StreamId("acme", "unit-" + System.nanoTime());
+    private ProgressReporter reporter;
+
+    @BeforeEach
+    void setUp() {
+        RESOLVER.reset();
+        reporter = new ProgressReporter(
+                new ResolverProgressClient(RESOLVER.baseUrl(), "secret", "consumer-1", 2000),
+                new SimpleMeterRegistry(), 10, 100);
+    }
+
+    @AfterEach
+    void tearDown() {
+        reporter.destroy();
+        RESOLVER.reset();
+    }
+
+    @Test
+    void reportsWithBearerAndNeverGoesDown() {
+        reporter.offer(stream, 1, 5);
+        awaitReported(1, 5);
+        reporter.offer(stream, 1, 3);
+        reporter.offer(stream, 1, 5);
+        reporter.offer(stream, 1, 6);
+        awaitReported(1, 6);
+
+        List<Report> reports = RESOLVER.reports(stream.tenant(), stream.catalog());
+        assertThat(reports).extracting(Report::position).containsExactly(5L, 6L);
+        assertThat(reports).allSatisfy(r -> {
+            assertThat(r.authorization()).isEqualTo("Bearer secret");
+            assertThat(r.consumerId()).isEqualTo("consumer-1");
+            assertThat(r.epoch()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aNewerEpochReplacesAndAnOlderOneIsDropped() {
+        reporter.offer(stream, 1, 9);
+        awaitReported(1, 9);
+        reporter.offer(stream, 2, 1);
+        awaitReported(2, 1);
+        reporter.offer(stream, 1, 10);
+        reporter.offer(stream, 2, 2);
+        awaitReported(2, 2);
+
+        assertThat(RESOLVER.reports(stream.tenant(), stream.catalog()))
+                .extracting(r -> r.epoch() + ":" + r.position()).containsExactly("1:9", "2:1", "2:2");
+    }
+
+    @Test
+    void offersMadeWhileAReportIsInFlightCoalesceIntoTheLatest() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        RESOLVER.onReport(r -> {
+            entered.countDown();
+            try {
+                release.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        reporter.offer(stream, 1, 1);
+        assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+        for (long p = 2; p <= 50; p++) {
+            reporter.offer(stream, 1, p);
+        }
+        release.countDown();
+        awaitReported(1, 50);
+
+        assertThat(RESOLVER.reports(stream.tenant(), stream.catalog())).extracting(Report::position)
+                .containsExactly(1L, 50L);
+    }
+
+    @Test
+    void failedReportsAreRetriedWithBackoffUntilTheyPass() {
+        RESOLVER.failNext(4, 503);
+        reporter.offer(stream, 1, 7);
+        awaitReported(1, 7);
+
+        List<Report> reports = RESOLVER.reports(stream.tenant(), stream.catalog());
+        assertThat(reports).extracting(Report::answered).containsExactly(503, 503, 503, 503, 200);
+        assertThat(reports).extracting(Report::position).containsOnly(7L);
+        assertThat(reporter.reported(stream)).contains(new ProgressReporter.Progress(1, 7));
+    }
+
+    private void awaitReported(long epoch, long position) {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(reporter.reported(stream)).contains(new ProgressReporter.Progress(epoch, position)));
+    }
+}

@@ -1,0 +1,188 @@
+package com.acme.catalog.product.serving;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.support.CatalogHistory;
+import com.acme.catalog.product.support.Change;
+import com.acme.catalog.product.support.ChainWriter;
+import com.acme.catalog.product.support.ProductIT;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.http.ResponseEntity;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** Public reads follow PUBLIC/PRIVATE releases, show the named revision, and read only the serving generation. */
+class PublicCatalogIT extends ProductIT {
+
+    @Test
+    void anItemIsPublicAsTheRevisionItsLatestPublicReleaseNames() {
+        Stream s = new Stream(new StreamId("acme", "visibility"));
+        String item = "/v1/catalog/acme/visibility/items/sku-1";
+        s.write(s.history.upsertItem("sku-1", CatalogHistory.attributes("Trail runner", 120, "blue")));
+        assertNotFound(get(item));
+
+        s.write(s.history.putRelease("preview", "PRIVATE", Map.of("sku-1", 1)));
+        assertNotFound(get(item));
+
+        s.write(s.history.putRelease("spring", "PUBLIC", Map.of("sku-1", 1)));
+        assertShows(get(item), 1, "spring", 120);
+
+        s.write(s.history.upsertItem("sku-1", CatalogHistory.attributes("Trail runner", 99, "blue")));
+        assertShows(get(item), 1, "spring", 120);
+
+        s.write(s.history.putRelease("summer", "PUBLIC", Map.of("sku-1", 2)));
+        assertShows(get(item), 2, "summer", 99);
+
+        s.write(s.history.putRelease("preview", "PRIVATE", Map.of("sku-1", 1)));
+        assertShows(get(item), 2, "summer", 99);
+
+        s.write(s.history.putRelease("summer", "PRIVATE", Map.of("sku-1", 2)));
+        assertShows(get(item), 1, "spring", 120);
+
+        s.write(s.history.putRelease("spring", "PUBLIC", Map.of("sku-1", 2)));
+        assertShows(get(item), 2, "spring", 99);
+
+        s.write(s.history.deleteItem("sku-1"));
+        assertNotFound(get(item));
+        s.write(s.history.upsertItem("sku-1", CatalogHistory.attributes("Trail runner", 150, "red")));
+        assertShows(get(item), 2, "spring", 99);
+
+        s.write(s.history.putRelease("spring", "PUBLIC", Map.of()));
+        assertNotFound(get(item));
+        assertThat(get("/v1/catalog/acme/visibility/search?q=runner").getBody().get("hits")).isEmpty();
+    }
+
+    @Test
+    void searchFindsPublicItemsOnlyRankedAndLimited() {
+        Stream s = new Stream(new StreamId("acme", "search"));
+        CatalogHistory h = s.history;
+        ObjectNode boot = CatalogHistory.attributes("Alpine boot", 180, "brown");
+        ObjectNode sock = CatalogHistory.attributes("Merino sock", 15, "grey").put("material", "alpine wool");
+        s.write(h.upsertItem("boot", boot));
+        s.write(h.upsertItem("sock", sock));
+        s.write(h.upsertItem("runner", CatalogHistory.attributes("Trail runner", 120, "blue")));
+        s.write(h.upsertItem("jacket", CatalogHistory.attributes("Trail jacket", 220, "red")));
+        for (int i = 1; i <= 4; i++) {
+            s.write(h.upsertItem("classic-" + i, CatalogHistory.attributes("Classic glove " + i, i, "black")));
+        }
+        Map<String, Integer> shown = new LinkedHashMap<>();
+        for (String id : List.of("boot", "sock", "runner", "classic-1", "classic-2", "classic-3", "classic-4")) {
+            shown.put(id, 1);
+        }
+        s.write(h.putRelease("catalog", "PUBLIC", shown));
+        s.write(h.putRelease("next-season", "PRIVATE", Map.of("jacket", 1)));
+
+        assertThat(hitIds("trail")).containsExactly("runner");
+        assertThat(hitIds("runners")).containsExactly("runner");
+        assertThat(hitIds("jacket")).isEmpty();
+        assertThat(hitIds("alpine")).containsExactly("boot", "sock");
+        JsonNode first = get("/v1/catalog/acme/search/search?q=alpine").getBody().get("hits").get(0);
+        assertThat(first.get("score").doubleValue()).isPositive();
+        assertThat(first.get("revision").intValue()).isEqualTo(1);
+        assertThat(first.get("attributes").get("name").stringValue()).isEqualTo("Alpine boot");
+        assertThat(hitIds("classic glove")).hasSize(4);
+        assertThat(get("/v1/catalog/acme/search/search?q=classic&limit=2").getBody().get("hits")).hasSize(2);
+        assertThat(get("/v1/catalog/acme/search/search?q=classic&limit=100000").getBody().get("limit").intValue())
+                .isEqualTo(100);
+        assertThat(hitIds("\"trail runner\" -jacket")).containsExactly("runner");
+        assertThat(get("/v1/catalog/acme/nothing-here/search?q=trail").getBody().get("hits")).isEmpty();
+        assertNotFound(get("/v1/catalog/acme/nothing-here/items/boot"));
+    }
+
+    @Test
+    void readersFollowTheServingPointerAndNeverSeeAnotherGeneration() {
+        Stream s = new Stream(new StreamId("acme", "pointer"));
+        s.write(s.history.upsertItem("sku-1", CatalogHistory.attributes("Light tent", 300, "green")));
+        s.write(s.history.putRelease("r", "PUBLIC", Map.of("sku-1", 1)));
+        long serving = jdbc.sql("SELECT generation_id FROM serving_generation WHERE catalog = 'pointer'")
+                .query(Long.class).single();
+        long shadow = jdbc.sql("""
+                INSERT INTO generation (tenant, catalog, epoch, status) VALUES ('acme', 'pointer', 1, 'BUILDING')
+                RETURNING generation_id
+                """).query(Long.class).single();
+        jdbc.sql("SELECT create_generation_partitions(?)").params(shadow).query().singleRow();
+        jdbc.sql("""
+                INSERT INTO public_item (generation_id, item_id, revision, release_id, release_epoch,
+                                         release_position, attributes, document)
+                VALUES (?, 'ghost', 1, 'r', 1, 1, '{"name":"Ghost tent"}', to_tsvector('english', 'ghost tent'))
+                """).params(shadow).update();
+
+        assertNotFound(get("/v1/catalog/acme/pointer/items/ghost"));
+        assertThat(hitIds("pointer", "tent")).containsExactly("sku-1");
+
+        jdbc.sql("UPDATE serving_generation SET generation_id = ? WHERE catalog = 'pointer'").params(shadow).update();
+        assertThat(get("/v1/catalog/acme/pointer/items/ghost").getStatusCode().value()).isEqualTo(200);
+        assertNotFound(get("/v1/catalog/acme/pointer/items/sku-1"));
+        assertThat(hitIds("pointer", "tent")).containsExactly("ghost");
+        jdbc.sql("UPDATE serving_generation SET generation_id = ? WHERE catalog = 'pointer'").params(serving).update();
+    }
+
+    @Test
+    void badReadsAreProblems() {
+        assertProblem(get("/v1/catalog/Acme/shoes/items/sku-1"), 400, "INVALID_ID");
+        assertProblem(get("/v1/catalog/acme/shoes/items/" + "x".repeat(129)), 400, "INVALID_ID");
+        assertProblem(get("/v1/catalog/acme/shoes/items/sku!1"), 400, "INVALID_ID");
+        assertProblem(get("/v1/catalog/acme/sh_oes/search?q=x"), 400, "INVALID_ID");
+        assertProblem(get("/v1/catalog/acme/shoes/search"), 400, "INVALID_BODY");
+        assertProblem(get("/v1/catalog/acme/shoes/search?q=+"), 400, "INVALID_BODY");
+        assertProblem(get("/v1/catalog/acme/shoes/search?q=x&limit=0"), 400, "INVALID_BODY");
+        assertProblem(get("/v1/catalog/acme/shoes/search?q=x&limit=ten"), 400, "INVALID_BODY");
+        assertProblem(get("/v1/catalog/acme/shoes/search?q=" + "x".repeat(300)), 400, "INVALID_BODY");
+    }
+
+    private List<String> hitIds(String q) {
+        return hitIds("search", q);
+    }
+
+    private List<String> hitIds(String catalog, String q) {
+        ResponseEntity<JsonNode> r = client(null).get()
+                .uri(b -> b.path("/v1/catalog/acme/{c}/search").queryParam("q", "{q}").build(catalog, q))
+                .retrieve().toEntity(JsonNode.class);
+        assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(200);
+        List<String> ids = new ArrayList<>();
+        r.getBody().get("hits").forEach(hit -> ids.add(hit.get("itemId").stringValue()));
+        return ids;
+    }
+
+    private static void assertShows(ResponseEntity<JsonNode> r, int revision, String release, int price) {
+        assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(200);
+        assertThat(r.getBody().get("itemId").stringValue()).isEqualTo("sku-1");
+        assertThat(r.getBody().get("revision").intValue()).isEqualTo(revision);
+        assertThat(r.getBody().get("releaseId").stringValue()).isEqualTo(release);
+        assertThat(r.getBody().get("attributes").get("price").intValue()).isEqualTo(price);
+    }
+
+    private static void assertNotFound(ResponseEntity<JsonNode> r) {
+        assertProblem(r, 404, "NOT_FOUND");
+    }
+
+    private static void assertProblem(ResponseEntity<JsonNode> r, int status, String code) {
+        assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(status);
+        assertThat(r.getHeaders().getContentType().toString()).startsWith("application/problem+json");
+        assertThat(r.getBody().get("code").stringValue()).isEqualTo(code);
+    }
+
+    /** Writes changes of one stream through the inbox, in order, one delivery each. */
+    private final class Stream {
+        final CatalogHistory history = new CatalogHistory(new Random(11));
+        final ChainWriter chain;
+
+        Stream(StreamId id) {
+            chain = new ChainWriter(id, 1, new Random(12));
+        }
+
+        void write(Change c) {
+            ResponseEntity<JsonNode> r = deliver("r", List.of(chain.append(c).delivered()));
+            assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(200);
+            assertThat(r.getBody().get("results").get(0).get("outcome").stringValue()).isEqualTo("APPLIED");
+        }
+    }
+}
