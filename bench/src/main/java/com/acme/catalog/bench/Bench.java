@@ -17,6 +17,7 @@ public final class Bench {
     static {
         register(new WriteScenario());
         register(new PruneScenario());
+        register(new ExportScenario());
     }
 
     private Bench() {

@@ -19,10 +19,10 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Accumulator;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.export.CsvRecordReader;
+import com.acme.catalog.contracts.export.CsvRowChecksum;
 import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportManifest.ManifestObject;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
@@ -44,8 +44,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * DESIGN step 3: one {@code REPEATABLE READ READ ONLY} transaction reads the open epoch, cursor W and its chain
  * digest, then streams every table of current accepted state with {@code COPY (SELECT …) TO STDOUT} (pgjdbc's
  * CopyManager on the transaction's own connection, so every row comes from the same snapshot as W) through gzip
- * into one object per table. Each row is also parsed and fed to the table's profile checksum on the way, so the
- * checksum in the manifest is that of exactly the bytes exported, computed without a second read.
+ * into one object per table. Each row is also fed to the table's profile checksum on the way
+ * ({@link CsvRowChecksum}), so the checksum in the manifest is that of exactly the rows exported, computed without
+ * a second read.
  */
 @Component
 class SnapshotExporter {
@@ -117,7 +118,7 @@ class SnapshotExporter {
                 List<ManifestObject> objects = new ArrayList<>();
                 for (Table table : Table.values()) {
                     checkpoint.beforeTable(table);
-                    Accumulator checksum = new Accumulator(table);
+                    CsvRowChecksum checksum = new CsvRowChecksum(table);
                     String name = ExportFormat.objectName(table);
                     StoredObject stored = store.put(job.objectPrefix() + name, ExportFormat.OBJECT_CONTENT_TYPE,
                             out -> copyTable(copy, table, job.stream(), out, checksum, checkpoint));
@@ -150,7 +151,7 @@ class SnapshotExporter {
         return anyCursor ? new Head(0, 0, ChainDigest.ZERO) : new Head(1, 0, ChainDigest.ZERO);
     }
 
-    private void copyTable(CopyManager copy, Table table, StreamId s, OutputStream out, Accumulator checksum,
+    private void copyTable(CopyManager copy, Table table, StreamId s, OutputStream out, CsvRowChecksum checksum,
             Checkpoint checkpoint) throws IOException {
         CopyOut co;
         try {
@@ -169,7 +170,7 @@ class SnapshotExporter {
             // PostgreSQL sends each row of COPY TO as exactly one CopyData message
             while ((row = co.readFromCopy()) != null) {
                 gzip.write(row);
-                checksum.row(ExportFormat.profileFields(table, CsvRecordReader.parseRecord(row)));
+                checksum.row(row);
                 checkpoint.row();
             }
         } catch (SQLException e) {

@@ -1,14 +1,17 @@
 package com.acme.catalog.resolver.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.export.EventPage;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChangeParser;
@@ -61,10 +64,9 @@ class CatchUpIT extends AbstractExportIT {
                 assertThat(body.path("head").asLong()).isEqualTo(head);
                 assertThat(body.path("epoch").asLong()).isEqualTo(1);
                 assertThat(body.path("events").size()).isLessThanOrEqualTo(Math.min(size, 50));
-                for (String event : rawEvents(page.raw())) {
-                    EventWire.Split split = EventWire.split(event);
-                    digest = ChainDigest.next(digest, split.wire());
-                    assertThat(split.chainDigest()).isEqualTo(digest);
+                for (EventWire.Split split : EventPage.parse(page.raw()).verify(digest)) {
+                    assertThat(ChainDigest.next(digest, split.wire())).isEqualTo(split.chainDigest());
+                    digest = split.chainDigest();
                     positions.add(json.readTree(split.wire()).path("position").asLong());
                 }
                 assertThat(body.path("chainDigestThrough").stringValue()).isEqualTo(digest);
@@ -83,6 +85,12 @@ class CatchUpIT extends AbstractExportIT {
                 assertThat(pages).as("limit capped at 50 and 16 KB pages").isGreaterThan(3);
             }
         }
+
+        // a page whose text was altered in transit does not verify
+        Response one = events(s, w, lease, 1, 3, "op");
+        String tampered = one.raw().replaceFirst("\"n\":", "\"n\": ");
+        assertThatThrownBy(() -> EventPage.parse(tampered).verify(manifest.chainDigest()))
+                .isInstanceOf(ApiException.class).hasMessageContaining("does not follow");
 
         // below the pin is gone: 410 CURSOR_STALE; the release lets the pruner pass W
         Response stale = events(s, w - 1, lease, 1, 10, "op");
@@ -187,40 +195,6 @@ class CatchUpIT extends AbstractExportIT {
     private Response events(StreamId s, long after, UUID lease, long epoch, int limit, String token) {
         return get("/v1/exports/events?tenant=" + s.tenant() + "&catalog=" + s.catalog() + "&after=" + after
                 + "&lease_id=" + lease + "&history_epoch=" + epoch + "&limit=" + limit, token);
-    }
-
-    /** The event objects of a page as raw text, exactly as sent (parsing and re-serializing would change them). */
-    private static List<String> rawEvents(String page) {
-        int start = page.indexOf("\"events\":[") + "\"events\":[".length();
-        List<String> out = new ArrayList<>();
-        int depth = 0;
-        boolean inString = false;
-        int from = -1;
-        for (int i = start; i < page.length(); i++) {
-            char c = page.charAt(i);
-            if (inString) {
-                if (c == '\\') {
-                    i++;
-                } else if (c == '"') {
-                    inString = false;
-                }
-                continue;
-            }
-            if (c == '"') {
-                inString = true;
-            } else if (c == '{') {
-                if (depth++ == 0) {
-                    from = i;
-                }
-            } else if (c == '}') {
-                if (--depth == 0) {
-                    out.add(page.substring(from, i + 1));
-                }
-            } else if (c == ']' && depth == 0) {
-                break;
-            }
-        }
-        return out;
     }
 
     private String digestOfCursor(StreamId s) {

@@ -19,6 +19,7 @@ import com.acme.catalog.resolver.export.ExportObserver.Step;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import tools.jackson.databind.JsonNode;
@@ -40,6 +41,9 @@ class ExportLifecycleIT extends AbstractExportIT {
             return (id, step) -> onStep.accept(id, step);
         }
     }
+
+    @Autowired
+    ExportHousekeeping housekeeping;
 
     @AfterEach
     void reset() {
@@ -149,6 +153,13 @@ class ExportLifecycleIT extends AbstractExportIT {
         assertThat(ExportObjectReader.verify(store, done.path("manifestKey").stringValue(), manifest))
                 .isEqualTo(stateAt(s, w));
         assertThat(manifest.object(Table.items).rows()).isEqualTo(13);
+        // the manifest's checksum, computed from the exported CSV bytes, is what the state-checksum endpoint says
+        JsonNode sum = get("/v1/streams/acme/progress/state-checksum", "op").body();
+        assertThat(sum.path("position").asLong()).isEqualTo(w);
+        for (Table t : Table.values()) {
+            assertThat(sum.path("tables").path(t.name()).path("sha256").stringValue())
+                    .isEqualTo(manifest.stateChecksum().get(t).sha256());
+        }
         // the metric of the CONTRACT
         String metrics = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
         assertThat(metrics).contains("resolver_export_seconds_count{").contains("outcome=\"READY\"");
@@ -184,6 +195,23 @@ class ExportLifecycleIT extends AbstractExportIT {
         });
         assertThat(get("/v1/exports/" + otherExport.path("exportId").stringValue(), "op").status())
                 .as("other streams keep their own").isEqualTo(200);
+    }
+
+    @Test
+    void anExportWhoseInstanceStoppedHeartbeatingIsFailedAndItsObjectsRemoved() throws Exception {
+        UUID id = UUID.randomUUID();
+        String prefix = "exports/acme/orphan/e1/" + id + "/";
+        jdbc.sql("""
+                INSERT INTO snapshot_export (export_id, tenant, catalog, lease_id, epoch, status, object_prefix,
+                                             requested_by, instance, heartbeat_at)
+                VALUES (?, 'acme', 'orphan', ?, 1, 'RUNNING', ?, 'op', 'gone-instance', now() - interval '10 minutes')
+                """).params(id, UUID.randomUUID(), prefix).update();
+        store.put(prefix + "items.csv.gz", ExportFormat.OBJECT_CONTENT_TYPE, out -> out.write(new byte[] {1, 2}));
+        housekeeping.failStaleExports();
+        Response r = get("/v1/exports/" + id, "op");
+        assertThat(r.text("status")).isEqualTo("FAILED");
+        assertThat(r.text("error")).contains("gone-instance");
+        assertThat(objectKeys(prefix)).isEmpty();
     }
 
     @Test

@@ -1,0 +1,147 @@
+package com.acme.catalog.system;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.testsupport.ServiceProcess;
+import com.acme.catalog.testsupport.TestDatabase;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The resolver and the product, each from its jar on its own fresh database, wired together: the product reports
+ * progress with a consumer token, the resolver relays with the relay token. Tokens: op (operator), w (writer),
+ * r (relay), c (consumer).
+ */
+final class TwoServices implements AutoCloseable {
+
+    static final String TOKENS = "op=operator;w=writer;r=relay;c=consumer";
+    static final JsonMapper JSON = JsonMapper.builder().build();
+
+    final TestDatabase resolverDb = TestDatabase.create("sys_resolver");
+    final TestDatabase productDb = TestDatabase.create("sys_product");
+    final TestDatabase controlDb = TestDatabase.create("sys_control");
+    final int resolverPort = freePort();
+    final int productPort = freePort();
+    ServiceProcess resolver;
+    ServiceProcess product;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    void startResolver() throws Exception {
+        resolver = ServiceProcess.start("resolver-service", resolverPort, Map.of(
+                "SPRING_DATASOURCE_URL", resolverDb.jdbcUrl(),
+                "SPRING_DATASOURCE_USERNAME", resolverDb.username(),
+                "CONTROL_DATASOURCE_URL", controlDb.jdbcUrl(),
+                "RELAY_TOKEN", "r",
+                "SECURITY_TOKENS", TOKENS));
+    }
+
+    /** Starts the product; {@code resolverUrl} lets a test point its progress reports at nothing. */
+    void startProduct(String resolverUrl) throws Exception {
+        Map<String, String> env = new HashMap<>(Map.of(
+                "SPRING_DATASOURCE_URL", productDb.jdbcUrl(),
+                "SPRING_DATASOURCE_USERNAME", productDb.username(),
+                "RESOLVER_URL", resolverUrl,
+                "RESOLVER_TOKEN", "c",
+                "PRODUCT_CONSUMER_ID", "product-1",
+                "PRODUCT_DELIVERY_URL", productUrl() + "/v1/inbox/events",
+                "SECURITY_TOKENS", TOKENS,
+                "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000}}}"));
+        product = ServiceProcess.start("product-service", productPort, env);
+    }
+
+    String resolverUrl() {
+        return "http://localhost:" + resolverPort;
+    }
+
+    String productUrl() {
+        return "http://localhost:" + productPort;
+    }
+
+    /** Registers the product as a push consumer of the stream from an empty start. */
+    void registerProduct(String tenant, String catalog) throws Exception {
+        Response r = call("POST", resolverUrl() + "/v1/retention/consumers", "c",
+                "{\"consumerId\":\"product-1\",\"tenant\":\"" + tenant + "\",\"catalog\":\"" + catalog
+                        + "\",\"epoch\":1,\"deliveryUrl\":\"" + productUrl() + "/v1/inbox/events\"}");
+        if (r.status() != 201) {
+            throw new IllegalStateException("registration answered " + r.status() + ": " + r.body());
+        }
+    }
+
+    Response call(String method, String url, String token, String body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json");
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> res = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new Response(res.statusCode(), res.body());
+    }
+
+    JsonNode ok(String method, String url, String token, String body) throws IOException, InterruptedException {
+        Response r = call(method, url, token, body);
+        if (r.status() / 100 != 2) {
+            throw new IllegalStateException(method + " " + url + " answered " + r.status() + ": " + r.body());
+        }
+        return r.json();
+    }
+
+    static List<Map<String, Object>> rows(TestDatabase db, String sql) throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            List<Map<String, Object>> out = new ArrayList<>();
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                Map<String, Object> row = new java.util.LinkedHashMap<>();
+                for (int i = 1; i <= n; i++) {
+                    row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
+                }
+                out.add(row);
+            }
+            return out;
+        }
+    }
+
+    static long scalar(TestDatabase db, String sql) throws SQLException {
+        return ((Number) rows(db, sql).get(0).values().iterator().next()).longValue();
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (product != null) {
+            product.close();
+        }
+        if (resolver != null) {
+            resolver.close();
+        }
+        resolverDb.close();
+        productDb.close();
+        controlDb.close();
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    record Response(int status, String body) {
+        JsonNode json() {
+            return JSON.readTree(body);
+        }
+    }
+}
