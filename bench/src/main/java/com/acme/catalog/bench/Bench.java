@@ -16,6 +16,7 @@ public final class Bench {
 
     static {
         register(new WriteScenario());
+        register(new BootstrapScenario());
     }
 
     private Bench() {

@@ -15,11 +15,10 @@ import com.acme.catalog.resolver.stream.WriteResult;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Commits one chunk as one READ COMMITTED transaction through the stream package's write protocol: every event is
+ * Commits one chunk as one READ COMMITTED transaction (PostgreSQL's default, verified in the first chunk) through the stream package's write protocol: every event is
  * its own logical transaction (new UUIDv7 id, ordinal 0, count 1). Inside the transaction it checks that the chunk
  * starts right after the previous one (nobody else wrote the stream) and that every event got the revision its
  * {@code aggregateversion} says; otherwise the chunk rolls back whole.
@@ -28,6 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 class ChunkCommitter {
 
     private static final String SQL_SYNCHRONOUS_COMMIT_OFF = "SET LOCAL synchronous_commit = off";
+    private static final String SQL_ISOLATION = "SELECT current_setting('transaction_isolation')";
 
     private final TransactionTemplate readCommitted;
     private final StreamWriter writer;
@@ -36,8 +36,9 @@ class ChunkCommitter {
 
     ChunkCommitter(PlatformTransactionManager transactions, StreamWriter writer, ChunkWriter chunkWriter,
             JdbcClient jdbc) {
+        // The pool's default isolation, checked in the first chunk (see below): asking for READ COMMITTED
+        // explicitly would cost a "SHOW TRANSACTION ISOLATION LEVEL" round trip in every chunk.
         this.readCommitted = new TransactionTemplate(transactions);
-        this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.writer = writer;
         this.chunkWriter = chunkWriter;
         this.jdbc = jdbc;
@@ -53,6 +54,9 @@ class ChunkCommitter {
         long started = System.nanoTime();
         long[] written = new long[1];
         List<WriteResult> results = readCommitted.execute(status -> {
+            if (previousPosition == 0) {
+                requireReadCommitted();
+            }
             if (options.synchronousCommitOff()) {
                 jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
             }
@@ -99,6 +103,15 @@ class ChunkCommitter {
             }
         }
         return found[0];
+    }
+
+    /** Every pooled connection is configured alike, so the first chunk's isolation is every chunk's. */
+    private void requireReadCommitted() {
+        String isolation = jdbc.sql(SQL_ISOLATION).query(String.class).single();
+        if (!"read committed".equals(isolation)) {
+            throw new IllegalStateException("bootstrap chunks must run READ COMMITTED, the pool's transactions run "
+                    + isolation);
+        }
     }
 
     private static void verify(StreamId stream, List<SnapshotEvent> events, List<WriteResult> results,

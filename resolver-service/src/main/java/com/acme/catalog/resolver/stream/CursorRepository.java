@@ -13,7 +13,7 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class CursorRepository {
 
-    private static final String SQL_LOCK_OPEN = """
+    static final String SQL_LOCK_OPEN = """
             SELECT epoch, position, chain_digest FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
                FOR UPDATE
@@ -25,7 +25,7 @@ public class CursorRepository {
             SELECT epoch, position, chain_digest FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
             """;
-    private static final String SQL_ADVANCE = """
+    static final String SQL_ADVANCE = """
             UPDATE stream_cursor SET position = ?, chain_digest = ?, updated_at = now()
              WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ? AND fenced_at IS NULL
             """;
