@@ -37,7 +37,7 @@ final class BootstrapScenario implements Scenario {
     @Override
     public String description() {
         return "bootstrap import, default chunking vs --chunk-events 1 [--sizes=17000,50000 --seed=1 "
-                + "--variants=chunked,oracle (also: unbatched, async)]";
+                + "--variants=chunked,oracle (also: chunk500, unbatched, async)]";
     }
 
     @Override
@@ -83,6 +83,7 @@ final class BootstrapScenario implements Scenario {
             case "oracle" -> List.of("--chunk-events", "1");
             case "unbatched" -> List.of("--unbatched-statements");
             case "async" -> List.of("--synchronous-commit-off");
+            case "chunk500" -> List.of("--chunk-events", "500");
             default -> throw new IllegalArgumentException("unknown variant " + variant);
         };
         try (TestDatabase db = TestDatabase.create("bench_bootstrap_" + variant + "_" + size)) {

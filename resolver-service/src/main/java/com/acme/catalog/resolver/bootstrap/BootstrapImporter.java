@@ -117,9 +117,11 @@ public class BootstrapImporter {
                 chunkBytes += e.bytes();
             }
             if (position != validated.events() || !reader.sha256().equals(validated.sha256())) {
-                throw new ImportFailedException(report, chunkNumber, new ApiException(ProblemCode.INVALID_BODY,
-                        "the file changed between validation and writing (" + position + " events written, "
-                                + validated.events() + " validated)"));
+                ApiException changed = new ApiException(ProblemCode.INVALID_BODY, "the file changed between "
+                        + "validation and writing (" + position + " events written, " + validated.events()
+                        + " validated); the stream holds what was written");
+                report.failed(chunkNumber, List.of(), changed, null, 0, System.nanoTime() - started);
+                throw new ImportFailedException(report, chunkNumber, changed);
             }
         }
     }
