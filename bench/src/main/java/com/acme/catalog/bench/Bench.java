@@ -18,6 +18,7 @@ public final class Bench {
         register(new WriteScenario());
         register(new PruneScenario());
         register(new ExportScenario());
+        register(new BootstrapScenario());
     }
 
     private Bench() {

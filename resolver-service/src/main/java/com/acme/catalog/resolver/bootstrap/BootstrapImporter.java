@@ -32,19 +32,24 @@ import tools.jackson.databind.ObjectMapper;
 public class BootstrapImporter {
 
     private static final Logger log = LoggerFactory.getLogger(BootstrapImporter.class);
+    /** Planner statistics are refreshed after this many events, then each time the import has grown 4-fold. */
+    static final long FIRST_ANALYZE = 1000;
+    static final long ANALYZE_GROWTH = 4;
 
     private final DataSource dataSource;
     private final DestinationRepository destination;
     private final ChunkCommitter committer;
+    private final PlannerStatistics statistics;
     private final CursorRepository cursors;
     private final StreamMetrics metrics;
     private final ObjectMapper json;
 
     BootstrapImporter(DataSource dataSource, DestinationRepository destination, ChunkCommitter committer,
-            CursorRepository cursors, StreamMetrics metrics, ObjectMapper json) {
+            PlannerStatistics statistics, CursorRepository cursors, StreamMetrics metrics, ObjectMapper json) {
         this.dataSource = dataSource;
         this.destination = destination;
         this.committer = committer;
+        this.statistics = statistics;
         this.cursors = cursors;
         this.metrics = metrics;
         this.json = json;
@@ -59,6 +64,7 @@ public class BootstrapImporter {
     public ImportReport importFile(StreamId stream, Path file, ImportOptions options, ImportListener listener) {
         long started = System.nanoTime();
         ImportReport report = new ImportReport(stream, options);
+        report.startCpuClock();
         try (ImportLock lock = ImportLock.acquire(dataSource, stream)) {
             destination.requireEmpty(stream);
             listener.destinationChecked();
@@ -81,6 +87,7 @@ public class BootstrapImporter {
         List<SnapshotEvent> chunk = new ArrayList<>(options.chunkEvents());
         long chunkBytes = 0;
         long position = 0;
+        long analyzeAt = FIRST_ANALYZE;
         int chunkNumber = 0;
         try (EventsFileReader reader = new EventsFileReader(json, file)) {
             while (true) {
@@ -96,6 +103,12 @@ public class BootstrapImporter {
                     listener.chunkCommitted(chunkNumber, position, validated.events());
                     chunk.clear();
                     chunkBytes = 0;
+                    if (position >= analyzeAt && e != null) {
+                        long t1 = System.nanoTime();
+                        statistics.refresh();
+                        report.analyzed(System.nanoTime() - t1);
+                        analyzeAt = position * ANALYZE_GROWTH;
+                    }
                 }
                 if (e == null) {
                     break;
@@ -104,9 +117,11 @@ public class BootstrapImporter {
                 chunkBytes += e.bytes();
             }
             if (position != validated.events() || !reader.sha256().equals(validated.sha256())) {
-                throw new ImportFailedException(report, chunkNumber, new ApiException(ProblemCode.INVALID_BODY,
-                        "the file changed between validation and writing (" + position + " events written, "
-                                + validated.events() + " validated)"));
+                ApiException changed = new ApiException(ProblemCode.INVALID_BODY, "the file changed between "
+                        + "validation and writing (" + position + " events written, " + validated.events()
+                        + " validated); the stream holds what was written");
+                report.failed(chunkNumber, List.of(), changed, null, 0, System.nanoTime() - started);
+                throw new ImportFailedException(report, chunkNumber, changed);
             }
         }
     }

@@ -9,38 +9,43 @@ import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChunkWriter;
+import com.acme.catalog.resolver.stream.StreamMetrics;
 import com.acme.catalog.resolver.stream.StreamWriter;
 import com.acme.catalog.resolver.stream.WriteResult;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Commits one chunk as one READ COMMITTED transaction through the stream package's write protocol: every event is
+ * Commits one chunk as one READ COMMITTED transaction (PostgreSQL's default, verified in the first chunk) through the stream package's write protocol: every event is
  * its own logical transaction (new UUIDv7 id, ordinal 0, count 1). Inside the transaction it checks that the chunk
  * starts right after the previous one (nobody else wrote the stream) and that every event got the revision its
- * {@code aggregateversion} says; otherwise the chunk rolls back whole.
+ * {@code aggregateversion} says; otherwise the chunk rolls back whole. Chunks count in the write metrics like any
+ * physical write transaction ({@code resolver_writes_total} per logical transaction, {@code resolver_write_seconds}).
  */
 @Component
 class ChunkCommitter {
 
     private static final String SQL_SYNCHRONOUS_COMMIT_OFF = "SET LOCAL synchronous_commit = off";
+    private static final String SQL_ISOLATION = "SELECT current_setting('transaction_isolation')";
 
-    private final TransactionTemplate readCommitted;
+    private final TransactionTemplate transactions;
     private final StreamWriter writer;
     private final ChunkWriter chunkWriter;
     private final JdbcClient jdbc;
+    private final StreamMetrics metrics;
 
-    ChunkCommitter(PlatformTransactionManager transactions, StreamWriter writer, ChunkWriter chunkWriter,
-            JdbcClient jdbc) {
-        this.readCommitted = new TransactionTemplate(transactions);
-        this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+    ChunkCommitter(PlatformTransactionManager transactionManager, StreamWriter writer, ChunkWriter chunkWriter,
+            JdbcClient jdbc, StreamMetrics metrics) {
+        // The pool's default isolation, checked in the first chunk (see below): asking for READ COMMITTED
+        // explicitly would cost a "SHOW TRANSACTION ISOLATION LEVEL" round trip in every chunk.
+        this.transactions = new TransactionTemplate(transactionManager);
         this.writer = writer;
         this.chunkWriter = chunkWriter;
         this.jdbc = jdbc;
+        this.metrics = metrics;
     }
 
     /**
@@ -52,22 +57,38 @@ class ChunkCommitter {
     Committed commit(StreamId stream, List<SnapshotEvent> events, long previousPosition, ImportOptions options) {
         long started = System.nanoTime();
         long[] written = new long[1];
-        List<WriteResult> results = readCommitted.execute(status -> {
-            if (options.synchronousCommitOff()) {
-                jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
-            }
-            List<List<Change>> transactions = new ArrayList<>(events.size());
-            for (SnapshotEvent e : events) {
-                transactions.add(List.of(e.change()));
-            }
-            List<WriteResult> r = options.batched() ? chunkWriter.appendLocked(stream, transactions)
-                    : writer.appendLocked(stream, transactions);
-            verify(stream, events, r, previousPosition);
-            written[0] = System.nanoTime();
-            return r;
-        });
+        List<WriteResult> results;
+        try {
+            results = transactions.execute(status -> {
+                List<WriteResult> r = write(stream, events, previousPosition, options);
+                written[0] = System.nanoTime();
+                return r;
+            });
+        } catch (RuntimeException e) {
+            metrics.failed(stream, System.nanoTime() - started);
+            throw e;
+        }
         long committed = System.nanoTime();
+        metrics.committed(stream, results, committed - started);
         return new Committed(results, written[0] - started, committed - written[0]);
+    }
+
+    private List<WriteResult> write(StreamId stream, List<SnapshotEvent> events, long previousPosition,
+            ImportOptions options) {
+        if (previousPosition == 0) {
+            requireReadCommitted();
+        }
+        if (options.synchronousCommitOff()) {
+            jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
+        }
+        List<List<Change>> singletons = new ArrayList<>(events.size());
+        for (SnapshotEvent e : events) {
+            singletons.add(List.of(e.change()));
+        }
+        List<WriteResult> results = options.batched() ? chunkWriter.appendLocked(stream, singletons)
+                : writer.appendLocked(stream, singletons);
+        verify(stream, events, results, previousPosition);
+        return results;
     }
 
     /**
@@ -79,7 +100,7 @@ class ChunkCommitter {
     Diagnosis diagnose(StreamId stream, List<SnapshotEvent> events, long previousPosition) {
         Diagnosis[] found = new Diagnosis[1];
         try {
-            readCommitted.executeWithoutResult(status -> {
+            transactions.executeWithoutResult(status -> {
                 status.setRollbackOnly();
                 long position = previousPosition;
                 for (SnapshotEvent e : events) {
@@ -99,6 +120,15 @@ class ChunkCommitter {
             }
         }
         return found[0];
+    }
+
+    /** Every pooled connection is configured alike, so the first chunk's isolation is every chunk's. */
+    private void requireReadCommitted() {
+        String isolation = jdbc.sql(SQL_ISOLATION).query(String.class).single();
+        if (!"read committed".equals(isolation)) {
+            throw new IllegalStateException("bootstrap chunks must run READ COMMITTED, the pool's transactions run "
+                    + isolation);
+        }
     }
 
     private static void verify(StreamId stream, List<SnapshotEvent> events, List<WriteResult> results,

@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver.bootstrap;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -35,12 +37,30 @@ public final class ImportReport {
     private long writeNanos;
     private long commitNanos;
     private long diagnoseNanos;
+    private long analyzeNanos;
+    private int analyzeRuns;
     private long totalNanos;
+    private long cpuStart = -1;
+    private long cpuNanos;
     private Map<String, Object> failure;
 
     ImportReport(StreamId stream, ImportOptions options) {
         this.stream = stream;
         this.options = options;
+    }
+
+    /** Starts measuring the CPU time of the importing thread (where supported). */
+    void startCpuClock() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (threads.isCurrentThreadCpuTimeSupported()) {
+            cpuStart = threads.getCurrentThreadCpuTime();
+        }
+    }
+
+    private void stopCpuClock() {
+        if (cpuStart >= 0) {
+            cpuNanos = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpuStart;
+        }
     }
 
     void validated(EventsValidator.Validated v, long nanos) {
@@ -52,6 +72,11 @@ public final class ImportReport {
 
     void parsed(long nanos) {
         parseNanos += nanos;
+    }
+
+    void analyzed(long nanos) {
+        analyzeNanos += nanos;
+        analyzeRuns++;
     }
 
     void chunkCommitted(int size, long epoch, long lastPosition, long writeNanos, long commitNanos) {
@@ -70,6 +95,7 @@ public final class ImportReport {
         this.status = Status.COMPLETED;
         this.chainDigest = chainDigest;
         this.totalNanos = totalNanos;
+        stopCpuClock();
     }
 
     void failed(int chunk, List<SnapshotEvent> events, RuntimeException cause, Diagnosis diagnosis,
@@ -77,6 +103,7 @@ public final class ImportReport {
         this.status = Status.FAILED;
         this.diagnoseNanos = diagnoseNanos;
         this.totalNanos = totalNanos;
+        stopCpuClock();
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("chunk", chunk);
         f.put("firstIndex", events.isEmpty() ? null : events.get(0).index());
@@ -142,8 +169,12 @@ public final class ImportReport {
         t.put("parseMs", millis(parseNanos));
         t.put("writeMs", millis(writeNanos));
         t.put("commitMs", millis(commitNanos));
+        t.put("analyzeMs", millis(analyzeNanos));
+        t.put("analyzeRuns", analyzeRuns);
         t.put("diagnoseMs", millis(diagnoseNanos));
         t.put("totalMs", millis(totalNanos));
+        // CPU of the importing thread: far below totalMs means waiting (database, fsync, a busy machine)
+        t.put("importerCpuMs", millis(cpuNanos));
         m.put("timings", t);
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("chunkEvents", options.chunkEvents());

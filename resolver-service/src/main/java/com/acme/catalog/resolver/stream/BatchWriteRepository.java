@@ -1,5 +1,8 @@
 package com.acme.catalog.resolver.stream;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,141 +15,229 @@ import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;
 import com.acme.catalog.resolver.stream.StateAccess.RevisionRow;
 
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * Multi-row forms of the write path's statements: one round trip per table for a whole physical transaction.
- * Rows travel as parallel arrays through {@code unnest}. Callers hold the stream's cursor lock, and pass at most
- * one current row per aggregate (an upsert may not touch a row twice in one statement).
+ * Multi-row forms of the write path's statements, so a physical transaction of any size costs three round trips:
+ * {@link #lockAndPrefetch} (the cursor lock of {@link CursorRepository}, then every read, sent together),
+ * {@link #writeAll} (every row and the cursor advance of {@link CursorRepository} in one statement), and the
+ * commit. Rows travel as parallel arrays through {@code unnest}. At most one current row per aggregate may be
+ * passed (an upsert may not touch a row twice in one statement).
  */
 @Repository
 class BatchWriteRepository {
 
-    private static final String SQL_CURRENT_ITEMS = """
-            SELECT item_id, revision, deleted FROM item
-             WHERE tenant = ? AND catalog = ? AND item_id = ANY (?::text[])
+    /**
+     * Current revisions of the named aggregates, then which named (item, revision) pairs are live. Each lookup is
+     * a lateral probe of the primary key per id, so the plan does not depend on table statistics.
+     */
+    private static final String SQL_PREFETCH = """
+            SELECT 'item' AS kind, q.id, a.revision, a.deleted
+              FROM unnest(?::text[]) AS q(id)
+              CROSS JOIN LATERAL (SELECT revision, deleted FROM item
+                                   WHERE tenant = ? AND catalog = ? AND item_id = q.id OFFSET 0) a
+            UNION ALL
+            SELECT 'mapping', q.id, a.revision, false
+              FROM unnest(?::text[]) AS q(id)
+              CROSS JOIN LATERAL (SELECT revision FROM mapping
+                                   WHERE tenant = ? AND catalog = ? AND mapping_id = q.id OFFSET 0) a
+            UNION ALL
+            SELECT 'policy', q.id, a.revision, false
+              FROM unnest(?::text[]) AS q(id)
+              CROSS JOIN LATERAL (SELECT revision FROM policy
+                                   WHERE tenant = ? AND catalog = ? AND policy_id = q.id OFFSET 0) a
+            UNION ALL
+            SELECT 'release', q.id, a.revision, false
+              FROM unnest(?::text[]) AS q(id)
+              CROSS JOIN LATERAL (SELECT revision FROM release
+                                   WHERE tenant = ? AND catalog = ? AND release_id = q.id OFFSET 0) a
+            UNION ALL
+            SELECT 'live-item-revision', q.item_id, q.revision, false
+              FROM unnest(?::text[], ?::int[]) AS q(item_id, revision)
+              CROSS JOIN LATERAL (SELECT 1 FROM accepted_revision
+                                   WHERE tenant = ? AND catalog = ? AND aggregate_type = 'item'
+                                     AND aggregate_id = q.item_id AND revision = q.revision AND NOT deleted
+                                  OFFSET 0) a
             """;
-    private static final String SQL_CURRENT_MAPPINGS = """
-            SELECT mapping_id, revision, false FROM mapping
-             WHERE tenant = ? AND catalog = ? AND mapping_id = ANY (?::text[])
-            """;
-    private static final String SQL_CURRENT_POLICIES = """
-            SELECT policy_id, revision, false FROM policy
-             WHERE tenant = ? AND catalog = ? AND policy_id = ANY (?::text[])
-            """;
-    private static final String SQL_CURRENT_RELEASES = """
-            SELECT release_id, revision, false FROM release
-             WHERE tenant = ? AND catalog = ? AND release_id = ANY (?::text[])
-            """;
-    private static final String SQL_LIVE_ITEM_REVISIONS = """
-            SELECT r.aggregate_id, r.revision
-              FROM accepted_revision r
-              JOIN unnest(?::text[], ?::int[]) AS q(item_id, revision)
-                ON r.aggregate_id = q.item_id AND r.revision = q.revision
-             WHERE r.tenant = ? AND r.catalog = ? AND r.aggregate_type = 'item' AND NOT r.deleted
-            """;
-    private static final String SQL_UPSERT_ITEMS = """
-            INSERT INTO item (tenant, catalog, item_id, revision, attributes, deleted, epoch, position)
-            SELECT ?, ?, u.item_id, u.revision, u.attributes::jsonb, u.deleted, u.epoch, u.position
-              FROM unnest(?::text[], ?::int[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[])
-                   AS u(item_id, revision, attributes, deleted, epoch, position)
-            ON CONFLICT (tenant, catalog, item_id) DO UPDATE
-               SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
-                   epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            """;
-    private static final String SQL_UPSERT_MAPPINGS = """
-            INSERT INTO mapping (tenant, catalog, mapping_id, revision, source, target, epoch, position)
-            SELECT ?, ?, u.mapping_id, u.revision, u.source, u.target, u.epoch, u.position
-              FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
-                   AS u(mapping_id, revision, source, target, epoch, position)
-            ON CONFLICT (tenant, catalog, mapping_id) DO UPDATE
-               SET revision = excluded.revision, source = excluded.source, target = excluded.target,
-                   epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            """;
-    private static final String SQL_UPSERT_POLICIES = """
-            INSERT INTO policy (tenant, catalog, policy_id, revision, rules, epoch, position)
-            SELECT ?, ?, u.policy_id, u.revision, u.rules::jsonb, u.epoch, u.position
-              FROM unnest(?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[])
-                   AS u(policy_id, revision, rules, epoch, position)
-            ON CONFLICT (tenant, catalog, policy_id) DO UPDATE
-               SET revision = excluded.revision, rules = excluded.rules,
-                   epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            """;
-    private static final String SQL_UPSERT_RELEASES = """
-            INSERT INTO release (tenant, catalog, release_id, revision, visibility, items, epoch, position)
-            SELECT ?, ?, u.release_id, u.revision, u.visibility, u.items::jsonb, u.epoch, u.position
-              FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
-                   AS u(release_id, revision, visibility, items, epoch, position)
-            ON CONFLICT (tenant, catalog, release_id) DO UPDATE
-               SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
-                   epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            """;
-    private static final String SQL_INSERT_REVISIONS = """
-            INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content, deleted,
-                                           epoch, position, event_id)
-            SELECT ?, ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
-                   u.position, u.event_id
-              FROM unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[],
-                          ?::uuid[])
-                   AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id)
-            """;
-    private static final String SQL_INSERT_OUTBOX = """
-            INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id, transaction_ordinal,
-                                transaction_count, event_type, aggregate_type, aggregate_id, revision, wire,
-                                chain_digest, occurred_at)
-            SELECT ?, ?, u.epoch, u.position, u.event_id, u.transaction_id, u.ordinal, u.count, u.event_type,
-                   u.aggregate_type, u.aggregate_id, u.revision, u.wire, u.chain_digest, u.occurred_at
-              FROM unnest(?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[], ?::int[], ?::int[], ?::text[], ?::text[],
-                          ?::text[], ?::int[], ?::text[], ?::text[], ?::timestamptz[])
-                   AS u(epoch, position, event_id, transaction_id, ordinal, count, event_type, aggregate_type,
-                        aggregate_id, revision, wire, chain_digest, occurred_at)
+
+    /**
+     * The cursor lock, then the prefetch, as two statements in one round trip. Under READ COMMITTED the second
+     * statement takes its snapshot after the first one got the lock, so it sees every write committed before.
+     */
+    private static final String SQL_LOCK_THEN_PREFETCH = CursorRepository.SQL_LOCK_OPEN.strip() + ";\n"
+            + SQL_PREFETCH;
+
+    /**
+     * Every row of one physical transaction and the compare-and-set cursor advance in one statement; each part
+     * inserts nothing for empty arrays. Answers how many cursor rows moved (1, or 0 if the cursor was not where
+     * the caller locked it).
+     */
+    private static final String SQL_WRITE_ALL = """
+            WITH items AS (
+                INSERT INTO item (tenant, catalog, item_id, revision, attributes, deleted, epoch, position)
+                SELECT ?, ?, u.item_id, u.revision, u.attributes::jsonb, u.deleted, u.epoch, u.position
+                  FROM unnest(?::text[], ?::int[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[])
+                       AS u(item_id, revision, attributes, deleted, epoch, position)
+                ON CONFLICT (tenant, catalog, item_id) DO UPDATE
+                   SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
+                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
+            ), mappings AS (
+                INSERT INTO mapping (tenant, catalog, mapping_id, revision, source, target, epoch, position)
+                SELECT ?, ?, u.mapping_id, u.revision, u.source, u.target, u.epoch, u.position
+                  FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
+                       AS u(mapping_id, revision, source, target, epoch, position)
+                ON CONFLICT (tenant, catalog, mapping_id) DO UPDATE
+                   SET revision = excluded.revision, source = excluded.source, target = excluded.target,
+                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
+            ), policies AS (
+                INSERT INTO policy (tenant, catalog, policy_id, revision, rules, epoch, position)
+                SELECT ?, ?, u.policy_id, u.revision, u.rules::jsonb, u.epoch, u.position
+                  FROM unnest(?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[])
+                       AS u(policy_id, revision, rules, epoch, position)
+                ON CONFLICT (tenant, catalog, policy_id) DO UPDATE
+                   SET revision = excluded.revision, rules = excluded.rules,
+                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
+            ), releases AS (
+                INSERT INTO release (tenant, catalog, release_id, revision, visibility, items, epoch, position)
+                SELECT ?, ?, u.release_id, u.revision, u.visibility, u.items::jsonb, u.epoch, u.position
+                  FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
+                       AS u(release_id, revision, visibility, items, epoch, position)
+                ON CONFLICT (tenant, catalog, release_id) DO UPDATE
+                   SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
+                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
+            ), revisions AS (
+                INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content,
+                                               deleted, epoch, position, event_id)
+                SELECT ?, ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
+                       u.position, u.event_id
+                  FROM unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[],
+                              ?::uuid[])
+                       AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id)
+            ), outboxed AS (
+                INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id, transaction_ordinal,
+                                    transaction_count, event_type, aggregate_type, aggregate_id, revision, wire,
+                                    chain_digest, occurred_at)
+                SELECT ?, ?, u.epoch, u.position, u.event_id, u.transaction_id, u.ordinal, u.count, u.event_type,
+                       u.aggregate_type, u.aggregate_id, u.revision, u.wire, u.chain_digest, u.occurred_at
+                  FROM unnest(?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[], ?::int[], ?::int[], ?::text[],
+                              ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::timestamptz[])
+                       AS u(epoch, position, event_id, transaction_id, ordinal, count, event_type, aggregate_type,
+                            aggregate_id, revision, wire, chain_digest, occurred_at)
+            ), advanced AS (
+            """ + CursorRepository.SQL_ADVANCE.strip() + """
+             RETURNING 1
+            )
+            SELECT count(*) FROM advanced
             """;
 
     private final JdbcClient jdbc;
+    private final JdbcTemplate template;
 
-    BatchWriteRepository(JdbcClient jdbc) {
+    BatchWriteRepository(JdbcClient jdbc, JdbcTemplate template) {
         this.jdbc = jdbc;
+        this.template = template;
     }
 
-    /** Current revisions of the given aggregates of one type; absent ids never existed. */
-    Map<String, CurrentRevision> currentRevisions(StreamId s, String aggregateType, Collection<String> ids) {
-        String sql = switch (aggregateType) {
-            case "item" -> SQL_CURRENT_ITEMS;
-            case "mapping" -> SQL_CURRENT_MAPPINGS;
-            case "policy" -> SQL_CURRENT_POLICIES;
-            case "release" -> SQL_CURRENT_RELEASES;
-            default -> throw new IllegalArgumentException("unknown aggregate type " + aggregateType);
-        };
-        Map<String, CurrentRevision> out = new HashMap<>();
-        jdbc.sql(sql).params(s.tenant(), s.catalog(), ids.toArray(String[]::new))
-                .query(rs -> {
-                    out.put(rs.getString(1), new CurrentRevision(rs.getInt(2), rs.getBoolean(3)));
-                });
-        return out;
+    /**
+     * Locks the stream's open cursor row (as {@link CursorRepository#lockCursor} does when the row exists) and
+     * then prefetches, in one round trip.
+     *
+     * @return the locked cursor and what was read; the cursor is null when the stream has no open cursor row yet
+     *         (then nothing is locked and the prefetch must be repeated after {@link CursorRepository#lockCursor})
+     */
+    LockedPrefetch lockAndPrefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType,
+            List<Change.ItemRef> refs) {
+        List<Object> p = new ArrayList<>();
+        p.add(s.tenant());
+        p.add(s.catalog());
+        p.addAll(prefetchParams(s, idsByType, refs));
+        return template.execute(SQL_LOCK_THEN_PREFETCH, (PreparedStatementCallback<LockedPrefetch>) ps -> {
+            new ArgumentPreparedStatementSetter(p.toArray()).setValues(ps);
+            ps.execute();
+            Cursor cursor = null;
+            try (ResultSet rs = ps.getResultSet()) {
+                if (rs.next()) {
+                    cursor = new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3));
+                }
+            }
+            if (!ps.getMoreResults()) {
+                throw new IllegalStateException("the prefetch after the cursor lock returned no rows");
+            }
+            Prefetched found = new Prefetched(new HashMap<>(), new HashSet<>());
+            try (ResultSet rs = ps.getResultSet()) {
+                while (rs.next()) {
+                    found.add(rs);
+                }
+            }
+            return new LockedPrefetch(cursor, found);
+        });
     }
 
-    /** Which of the given (item, revision) pairs exist and are not deletions, as {@link #key} strings. */
-    Set<String> liveItemRevisions(StreamId s, List<Change.ItemRef> refs) {
-        String[] ids = new String[refs.size()];
-        int[] revisions = new int[refs.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = refs.get(i).itemId();
-            revisions[i] = refs.get(i).revision();
+    /**
+     * Reads, in one round trip, the current revision of every named aggregate (absent ids never existed) and which
+     * of the named item revisions exist and are not deletions.
+     */
+    Prefetched prefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType, List<Change.ItemRef> refs) {
+        Prefetched found = new Prefetched(new HashMap<>(), new HashSet<>());
+        jdbc.sql(SQL_PREFETCH).params(prefetchParams(s, idsByType, refs)).query(found::add);
+        return found;
+    }
+
+    private static List<Object> prefetchParams(StreamId s, Map<String, ? extends Collection<String>> idsByType,
+            List<Change.ItemRef> refs) {
+        String[] refIds = new String[refs.size()];
+        int[] refRevisions = new int[refs.size()];
+        for (int i = 0; i < refIds.length; i++) {
+            refIds[i] = refs.get(i).itemId();
+            refRevisions[i] = refs.get(i).revision();
         }
-        Set<String> live = new HashSet<>();
-        jdbc.sql(SQL_LIVE_ITEM_REVISIONS).params(ids, revisions, s.tenant(), s.catalog())
-                .query(rs -> {
-                    live.add(key(rs.getString(1), rs.getInt(2)));
-                });
-        return live;
+        List<Object> p = new ArrayList<>();
+        for (String type : List.of("item", "mapping", "policy", "release")) {
+            Collection<String> ids = idsByType.get(type);
+            p.add(ids == null ? new String[0] : ids.toArray(String[]::new));
+            p.add(s.tenant());
+            p.add(s.catalog());
+        }
+        p.add(refIds);
+        p.add(refRevisions);
+        p.add(s.tenant());
+        p.add(s.catalog());
+        return p;
     }
 
     static String key(String itemId, int revision) {
         return itemId + '\u0000' + revision;
     }
 
-    void upsertItems(StreamId s, List<ItemRow> rows) {
+    /**
+     * Writes current rows, revisions and outbox rows of one physical transaction and moves the locked cursor from
+     * {@code from} to {@code to}, in one statement.
+     *
+     * @throws IllegalStateException when the cursor was not at {@code from} (the caller does not hold the lock)
+     */
+    void writeAll(StreamId s, List<ItemRow> items, List<MappingRow> mappings, List<PolicyRow> policies,
+            List<ReleaseRow> releases, List<RevisionRow> revisions, List<OutboxRow> outbox, Cursor from,
+            Cursor to) {
+        List<Object> p = new ArrayList<>(70);
+        addItems(p, s, items);
+        addMappings(p, s, mappings);
+        addPolicies(p, s, policies);
+        addReleases(p, s, releases);
+        addRevisions(p, s, revisions);
+        addOutbox(p, s, outbox);
+        p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
+        long moved = jdbc.sql(SQL_WRITE_ALL).params(p).query(Long.class).single();
+        if (moved != 1) {
+            throw new IllegalStateException("cursor of " + s + " epoch " + from.epoch()
+                    + " moved under a held lock (expected position " + from.position() + ")");
+        }
+    }
+
+    private static void addItems(List<Object> p, StreamId s, List<ItemRow> rows) {
         int n = rows.size();
         String[] ids = new String[n];
         int[] revisions = new int[n];
@@ -163,11 +254,10 @@ class BatchWriteRepository {
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        jdbc.sql(SQL_UPSERT_ITEMS)
-                .params(s.tenant(), s.catalog(), ids, revisions, attributes, deleted, epochs, positions).update();
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, attributes, deleted, epochs, positions));
     }
 
-    void upsertMappings(StreamId s, List<MappingRow> rows) {
+    private static void addMappings(List<Object> p, StreamId s, List<MappingRow> rows) {
         int n = rows.size();
         String[] ids = new String[n];
         int[] revisions = new int[n];
@@ -184,11 +274,10 @@ class BatchWriteRepository {
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        jdbc.sql(SQL_UPSERT_MAPPINGS)
-                .params(s.tenant(), s.catalog(), ids, revisions, sources, targets, epochs, positions).update();
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, sources, targets, epochs, positions));
     }
 
-    void upsertPolicies(StreamId s, List<PolicyRow> rows) {
+    private static void addPolicies(List<Object> p, StreamId s, List<PolicyRow> rows) {
         int n = rows.size();
         String[] ids = new String[n];
         int[] revisions = new int[n];
@@ -203,11 +292,10 @@ class BatchWriteRepository {
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        jdbc.sql(SQL_UPSERT_POLICIES).params(s.tenant(), s.catalog(), ids, revisions, rules, epochs, positions)
-                .update();
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, rules, epochs, positions));
     }
 
-    void upsertReleases(StreamId s, List<ReleaseRow> rows) {
+    private static void addReleases(List<Object> p, StreamId s, List<ReleaseRow> rows) {
         int n = rows.size();
         String[] ids = new String[n];
         int[] revisions = new int[n];
@@ -224,11 +312,10 @@ class BatchWriteRepository {
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        jdbc.sql(SQL_UPSERT_RELEASES)
-                .params(s.tenant(), s.catalog(), ids, revisions, visibilities, items, epochs, positions).update();
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, visibilities, items, epochs, positions));
     }
 
-    void insertRevisions(StreamId s, List<RevisionRow> rows) {
+    private static void addRevisions(List<Object> p, StreamId s, List<RevisionRow> rows) {
         int n = rows.size();
         String[] types = new String[n];
         String[] ids = new String[n];
@@ -249,11 +336,11 @@ class BatchWriteRepository {
             positions[i] = r.position();
             eventIds[i] = r.eventId().toString();
         }
-        jdbc.sql(SQL_INSERT_REVISIONS).params(s.tenant(), s.catalog(), types, ids, revisions, contents, deleted,
-                epochs, positions, eventIds).update();
+        p.addAll(List.of(s.tenant(), s.catalog(), types, ids, revisions, contents, deleted, epochs, positions,
+                eventIds));
     }
 
-    void insertOutbox(StreamId s, List<OutboxRow> rows) {
+    private static void addOutbox(List<Object> p, StreamId s, List<OutboxRow> rows) {
         int n = rows.size();
         long[] epochs = new long[n];
         long[] positions = new long[n];
@@ -284,8 +371,26 @@ class BatchWriteRepository {
             digests[i] = r.chainDigest();
             occurredAt[i] = r.occurredAt().toString();
         }
-        jdbc.sql(SQL_INSERT_OUTBOX).params(s.tenant(), s.catalog(), epochs, positions, eventIds, transactionIds,
-                ordinals, counts, types, aggregateTypes, aggregateIds, revisions, wires, digests, occurredAt).update();
+        p.addAll(List.of(s.tenant(), s.catalog(), epochs, positions, eventIds, transactionIds, ordinals, counts,
+                types, aggregateTypes, aggregateIds, revisions, wires, digests, occurredAt));
+    }
+
+    /** What a prefetch found: type -> id -> current revision, and live item revisions as {@link #key}s. */
+    record Prefetched(Map<String, Map<String, CurrentRevision>> current, Set<String> liveItemRevisions) {
+
+        private void add(ResultSet rs) throws SQLException {
+            String kind = rs.getString(1);
+            if (kind.equals("live-item-revision")) {
+                liveItemRevisions.add(key(rs.getString(2), rs.getInt(3)));
+            } else {
+                current.computeIfAbsent(kind, k -> new HashMap<>())
+                        .put(rs.getString(2), new CurrentRevision(rs.getInt(3), rs.getBoolean(4)));
+            }
+        }
+    }
+
+    /** The locked cursor (null: no open cursor row yet, nothing locked) and the prefetch read after the lock. */
+    record LockedPrefetch(Cursor cursor, Prefetched prefetched) {
     }
 
     record ItemRow(String id, int revision, String attributesJson, boolean deleted, long epoch, long position) {

@@ -17,9 +17,9 @@ import com.acme.catalog.resolver.stream.BatchWriteRepository.ReleaseRow;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;
 
 /**
- * Answers reads from what was committed before the lock (prefetched in one query per table) overlaid with this
- * transaction's own pending writes, and sends the writes in {@link #flush} as one multi-row statement per table.
- * Because the cursor lock serializes every writer of the stream, nothing else can change the prefetched rows.
+ * Answers reads from what was committed before the lock (prefetched in one query, see {@link #reads}) overlaid
+ * with this transaction's own pending writes, and sends the writes in {@link #flush} as one statement. Because
+ * the cursor lock serializes every writer of the stream, nothing else can change the prefetched rows.
  * Current rows keep only the last write per aggregate, which is what the one-statement-per-write path leaves.
  */
 final class BufferedStateAccess implements StateAccess {
@@ -41,17 +41,19 @@ final class BufferedStateAccess implements StateAccess {
     private final List<RevisionRow> revisions = new ArrayList<>();
     private final List<OutboxRow> outbox = new ArrayList<>();
 
-    private BufferedStateAccess(BatchWriteRepository batch, StreamId stream,
-            Map<String, Map<String, CurrentRevision>> committed, Set<String> committedLiveItemRevisions) {
+    BufferedStateAccess(BatchWriteRepository batch, StreamId stream, Reads reads,
+            BatchWriteRepository.Prefetched found) {
         this.batch = batch;
         this.stream = stream;
-        this.committed = committed;
-        this.committedLiveItemRevisions = committedLiveItemRevisions;
+        this.committed = new HashMap<>();
+        for (String type : reads.idsByType().keySet()) {
+            committed.put(type, found.current().getOrDefault(type, Map.of()));
+        }
+        this.committedLiveItemRevisions = found.liveItemRevisions();
     }
 
-    /** Reads, under the held cursor lock, every row the given transactions can ask about. */
-    static BufferedStateAccess prefetch(BatchWriteRepository batch, StreamId stream,
-            List<List<Change>> transactions) {
+    /** Every aggregate the transactions touch and every item revision their releases name. */
+    static Reads reads(List<List<Change>> transactions) {
         Map<String, Set<String>> idsByType = new LinkedHashMap<>();
         Set<Change.ItemRef> refs = new LinkedHashSet<>();
         for (List<Change> changes : transactions) {
@@ -62,10 +64,7 @@ final class BufferedStateAccess implements StateAccess {
                 }
             }
         }
-        Map<String, Map<String, CurrentRevision>> committed = new HashMap<>();
-        idsByType.forEach((type, ids) -> committed.put(type, batch.currentRevisions(stream, type, ids)));
-        Set<String> live = refs.isEmpty() ? Set.of() : batch.liveItemRevisions(stream, List.copyOf(refs));
-        return new BufferedStateAccess(batch, stream, committed, live);
+        return new Reads(idsByType, List.copyOf(refs));
     }
 
     @Override
@@ -137,26 +136,14 @@ final class BufferedStateAccess implements StateAccess {
         outbox.add(row);
     }
 
-    /** Sends every pending write: current rows, then revisions, then outbox rows. */
-    void flush() {
-        if (!items.isEmpty()) {
-            batch.upsertItems(stream, List.copyOf(items.values()));
-        }
-        if (!mappings.isEmpty()) {
-            batch.upsertMappings(stream, List.copyOf(mappings.values()));
-        }
-        if (!policies.isEmpty()) {
-            batch.upsertPolicies(stream, List.copyOf(policies.values()));
-        }
-        if (!releases.isEmpty()) {
-            batch.upsertReleases(stream, List.copyOf(releases.values()));
-        }
-        if (!revisions.isEmpty()) {
-            batch.insertRevisions(stream, revisions);
-        }
-        if (!outbox.isEmpty()) {
-            batch.insertOutbox(stream, outbox);
-        }
+    /** Sends every pending write (current rows, revisions, outbox rows) and the cursor advance in one statement. */
+    void flush(Cursor from, Cursor to) {
+        batch.writeAll(stream, List.copyOf(items.values()), List.copyOf(mappings.values()),
+                List.copyOf(policies.values()), List.copyOf(releases.values()), revisions, outbox, from, to);
+    }
+
+    /** What a batch of transactions needs read before it is applied. */
+    record Reads(Map<String, Set<String>> idsByType, List<Change.ItemRef> refs) {
     }
 
     private void requireStream(StreamId s) {

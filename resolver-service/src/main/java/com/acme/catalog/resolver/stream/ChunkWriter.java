@@ -12,8 +12,8 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * The write protocol of {@link StreamWriter#appendLocked} for many logical transactions in one physical
- * transaction, with a constant number of statements instead of several per event: the cursor lock, one prefetch
- * per aggregate table, one multi-row statement per written table, the cursor advance. Same positions, revisions,
+ * transaction, in three round trips whatever the number of events: the cursor lock with one prefetch of
+ * everything the changes read, one statement with every row and the cursor advance, the commit. Same positions, revisions,
  * transaction ids (one new UUIDv7 per logical transaction), rows, wire text and chain digests as
  * {@link StreamWriter#appendLocked}, and the same exceptions for the same input; only the round trips differ.
  * Used by bootstrap chunks; meant for coalesced live writes too.
@@ -43,12 +43,19 @@ public class ChunkWriter {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("appendLocked needs an open transaction");
         }
-        Cursor locked = cursors.lockCursor(stream);
-        BufferedStateAccess buffer = BufferedStateAccess.prefetch(batch, stream, transactions);
+        BufferedStateAccess.Reads reads = BufferedStateAccess.reads(transactions);
+        BatchWriteRepository.LockedPrefetch lp = batch.lockAndPrefetch(stream, reads.idsByType(), reads.refs());
+        Cursor locked = lp.cursor();
+        BatchWriteRepository.Prefetched found = lp.prefetched();
+        if (locked == null) {
+            // first write of the stream: create and lock its cursor row, then read again under the lock
+            locked = cursors.lockCursor(stream);
+            found = batch.prefetch(stream, reads.idsByType(), reads.refs());
+        }
+        BufferedStateAccess buffer = new BufferedStateAccess(batch, stream, reads, found);
         EventAppender appender = new EventAppender(json, locked, Instant.now().truncatedTo(ChronoUnit.MILLIS));
         List<WriteResult> results = applier.applyAll(stream, appender, transactions, buffer);
-        buffer.flush();
-        cursors.advance(locked, appender.cursor());
+        buffer.flush(locked, appender.cursor());
         return results;
     }
 }

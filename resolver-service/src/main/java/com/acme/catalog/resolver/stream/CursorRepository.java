@@ -13,7 +13,7 @@ import org.springframework.stereotype.Repository;
 @Repository
 public class CursorRepository {
 
-    private static final String SQL_LOCK_OPEN = """
+    static final String SQL_LOCK_OPEN = """
             SELECT epoch, position, chain_digest FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
                FOR UPDATE
@@ -25,12 +25,13 @@ public class CursorRepository {
             SELECT epoch, position, chain_digest FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
             """;
-    /** Moves the cursor and queues a notification PostgreSQL delivers at commit, waking the outbox relay. */
-    private static final String SQL_ADVANCE = """
-            WITH moved AS (
-                UPDATE stream_cursor SET position = ?, chain_digest = ?, updated_at = now()
-                 WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ? AND fenced_at IS NULL
-                RETURNING tenant, catalog)
+    static final String SQL_ADVANCE = """
+            UPDATE stream_cursor SET position = ?, chain_digest = ?, updated_at = now()
+             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ? AND fenced_at IS NULL
+            """;
+    /** The advance plus a notification PostgreSQL delivers at commit, waking the outbox relay at once. */
+    static final String SQL_ADVANCE_AND_NOTIFY = "WITH moved AS (" + SQL_ADVANCE.strip() + """
+             RETURNING tenant, catalog)
             SELECT pg_notify('outbox_committed', tenant || '/' || catalog) FROM moved
             """;
 
@@ -76,7 +77,7 @@ public class CursorRepository {
      * a caller that does not hold the lock cannot silently overwrite.
      */
     public void advance(Cursor from, Cursor to) {
-        int rows = jdbc.sql(SQL_ADVANCE)
+        int rows = jdbc.sql(SQL_ADVANCE_AND_NOTIFY)
                 .params(to.position(), to.chainDigest(), from.stream().tenant(), from.stream().catalog(),
                         from.epoch(), from.position())
                 .query().listOfRows().size();

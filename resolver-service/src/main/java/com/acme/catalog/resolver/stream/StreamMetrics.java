@@ -28,7 +28,8 @@ public class StreamMetrics {
         this.registry = registry;
     }
 
-    void committed(StreamId s, List<WriteResult> results, long nanos) {
+    /** Records a committed physical write transaction and its logical transactions. */
+    public void committed(StreamId s, List<WriteResult> results, long nanos) {
         long events = results.stream().mapToLong(r -> r.lastPosition() - r.firstPosition() + 1).sum();
         counter(s, "committed").increment(results.size());
         timer(s, "committed").record(nanos, TimeUnit.NANOSECONDS);
@@ -37,7 +38,8 @@ public class StreamMetrics {
         }
     }
 
-    void failed(StreamId s, long nanos) {
+    /** Records a physical write transaction that rolled back. */
+    public void failed(StreamId s, long nanos) {
         counter(s, "failed").increment();
         timer(s, "failed").record(nanos, TimeUnit.NANOSECONDS);
     }

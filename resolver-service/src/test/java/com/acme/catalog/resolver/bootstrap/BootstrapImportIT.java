@@ -27,6 +27,7 @@ import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.resolver.support.ResolverIT;
 import com.acme.catalog.testsupport.SnapshotEventsGenerator;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -56,6 +57,8 @@ class BootstrapImportIT extends ResolverIT {
     DataSource dataSource;
     @Autowired
     ObjectMapper json;
+    @Autowired
+    MeterRegistry registry;
 
     @TempDir
     Path dir;
@@ -107,6 +110,13 @@ class BootstrapImportIT extends ResolverIT {
         assertThat(jdbc.sql("SELECT position, chain_digest FROM stream_cursor WHERE tenant = 'acme' AND catalog = "
                 + "'order'").query().singleRow()).containsEntry("position", 1500L).containsEntry("chain_digest", digest);
         assertThat(count("accepted_revision", "order")).isEqualTo(1500);
+        // imported events count as logical writes, chunks as physical write transactions
+        assertThat(registry.get("resolver.writes").tags("catalog", "order", "outcome", "committed").counter()
+                .count()).isEqualTo(1500.0);
+        assertThat(registry.get("resolver.write").tags("catalog", "order", "outcome", "committed").timer()
+                .count()).isEqualTo(24);
+        assertThat(registry.get("resolver.stream.position").tags("catalog", "order").gauge().value())
+                .isEqualTo(1500.0);
     }
 
     @Test

@@ -50,7 +50,7 @@ class ChunkWriterIT extends ResolverIT {
         Random random = new Random(seed);
         String context = "seed " + seed;
         int failures = 0;
-        for (int round = 0; round < 250; round++) {
+        for (int round = 0; round < 150; round++) {
             tentative = new HashMap<>(jdbc.sql("SELECT item_id, revision FROM item WHERE tenant = ? AND catalog = ?")
                     .params(REFERENCE.tenant(), REFERENCE.catalog())
                     .query((rs, n) -> Map.entry(rs.getString(1), rs.getInt(2))).list().stream()
@@ -65,7 +65,7 @@ class ChunkWriterIT extends ResolverIT {
                 failures++;
             }
         }
-        assertThat(failures).as(context).isPositive().isLessThan(200);
+        assertThat(failures).as(context).isPositive().isLessThan(120);
 
         for (String table : List.of(
                 "SELECT item_id, revision, attributes::text, deleted, epoch, position FROM item",
