@@ -83,18 +83,17 @@ final class ApplyRun {
             }
         }
         verifyAgainstRecorded(belowChain);
-        TreeMap<Long, HeldRow> pending = arrivals.isEmpty() ? new TreeMap<>() : pendingByPosition();
-        for (HeldRow row : pending.values()) {
-            IntegrationEvent again = arrivals.get(row.position());
-            if (again != null) {
-                requireSameDigest(row, again);
-                arrivals.remove(row.position());
-                outcomes[firstIndex.get(row.position())] = Outcome.DUPLICATE;
-            }
+        if (!arrivals.isEmpty()) {
+            Long[] positions = arrivals.keySet().toArray(Long[]::new);
+            Map<Long, String> alreadyHeld = inbox.pendingDigests(generation, positions);
+            alreadyHeld.forEach((position, heldDigest) -> {
+                requireSameDigest(heldDigest, arrivals.remove(position));
+                outcomes[firstIndex.get(position)] = Outcome.DUPLICATE;
+            });
         }
         parked = arrivals.isEmpty() ? 0 : inbox.heldSummary(generation).parked();
         revisions.prefetch(arrivals.values());
-        advanceChain(arrivals, pending);
+        advanceChain(arrivals);
         for (IntegrationEvent early : arrivals.values()) {
             inbox.holdPending(generation, early);
             byPosition.put(early.position(), Outcome.PARKED);
@@ -112,13 +111,14 @@ final class ApplyRun {
     }
 
     /** Pulls events in position order while the next position is at hand, verifying each link of the chain. */
-    private void advanceChain(TreeMap<Long, IntegrationEvent> arrivals, TreeMap<Long, HeldRow> pending) {
+    private void advanceChain(TreeMap<Long, IntegrationEvent> arrivals) {
+        PendingRun pending = new PendingRun();
         while (true) {
             long p = chain + 1;
             IntegrationEvent e = arrivals.remove(p);
             boolean held = false;
             if (e == null) {
-                HeldRow row = pending.remove(p);
+                HeldRow row = pending.at(p);
                 if (row == null) {
                     return;
                 }
@@ -203,12 +203,24 @@ final class ApplyRun {
         revisions.applied(e.made());
     }
 
-    private TreeMap<Long, HeldRow> pendingByPosition() {
-        TreeMap<Long, HeldRow> out = new TreeMap<>();
-        for (HeldRow row : inbox.pending(generation)) {
-            out.put(row.position(), row);
+    /**
+     * The PENDING events from the verified position on, read a page at a time and only while the chain keeps
+     * advancing into them: a gap with a long backlog behind it costs one query, not a read of the backlog.
+     */
+    private final class PendingRun {
+        private static final int PAGE = 500;
+        private final TreeMap<Long, HeldRow> page = new TreeMap<>();
+        private long readThrough = -1;
+
+        HeldRow at(long position) {
+            if (position > readThrough) {
+                page.clear();
+                List<HeldRow> rows = inbox.pendingFrom(generation, position, PAGE);
+                rows.forEach(r -> page.put(r.position(), r));
+                readThrough = rows.size() < PAGE ? Long.MAX_VALUE : rows.get(rows.size() - 1).position();
+            }
+            return page.remove(position);
         }
-        return out;
     }
 
     /** Positions at or below the verified one must carry the digest recorded for them. */
@@ -233,8 +245,8 @@ final class ApplyRun {
         }
     }
 
-    private void requireSameDigest(HeldRow held, IntegrationEvent again) {
-        if (!held.chainDigest().equals(again.chainDigest())) {
+    private void requireSameDigest(String heldDigest, IntegrationEvent again) {
+        if (!heldDigest.equals(again.chainDigest())) {
             throw new ChainBrokenException(generation, start.stream(), start.epoch(), again.position(),
                     again.chainDigest(), false, "delivered with a chain digest other than the held copy's");
         }

@@ -28,9 +28,13 @@ class InboxRepository {
                                     wait_type, wait_id, wait_revision)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """;
-    private static final String SQL_PENDING = """
+    private static final String SQL_PENDING_FROM = """
             SELECT position, wire, chain_digest FROM held_event
-             WHERE generation_id = ? AND state = 'PENDING' ORDER BY position
+             WHERE generation_id = ? AND state = 'PENDING' AND position >= ? ORDER BY position LIMIT ?
+            """;
+    private static final String SQL_PENDING_DIGESTS = """
+            SELECT position, chain_digest FROM held_event
+             WHERE generation_id = ? AND state = 'PENDING' AND position = ANY(?)
             """;
     private static final String SQL_PARK = """
             UPDATE held_event SET state = 'PARKED', wait_type = ?, wait_id = ?, wait_revision = ?
@@ -101,9 +105,18 @@ class InboxRepository {
                 w == null ? null : w.revision()).update();
     }
 
-    /** Every PENDING event of the generation, by position. */
-    List<HeldRow> pending(long generation) {
-        return jdbc.sql(SQL_PENDING).params(generation).query(HeldRow.class).list();
+    /** Up to {@code limit} PENDING events at or after {@code from}, by position. */
+    List<HeldRow> pendingFrom(long generation, long from, int limit) {
+        return jdbc.sql(SQL_PENDING_FROM).params(generation, from, limit).query(HeldRow.class).list();
+    }
+
+    /** The digests of the PENDING events at these positions. */
+    Map<Long, String> pendingDigests(long generation, Long[] positions) {
+        Map<Long, String> out = new HashMap<>();
+        jdbc.sql(SQL_PENDING_DIGESTS).params(generation, positions).query(rs -> {
+            out.put(rs.getLong(1), rs.getString(2));
+        });
+        return out;
     }
 
     /** Turns a held event PARKED, or moves a parked one on to its next missing dependency. */
