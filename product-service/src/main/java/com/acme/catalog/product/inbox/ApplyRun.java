@@ -42,6 +42,8 @@ final class ApplyRun {
     private final long generation;
     private final Map<Long, Outcome> byPosition = new HashMap<>();
     private final List<Processed> processed = new ArrayList<>();
+    /** PENDING rows the chain consumed; deleted together at the end (nothing in the run reads them again). */
+    private final List<Long> consumedPending = new ArrayList<>();
     private long chain;
     private String digest;
     private long parked;
@@ -104,6 +106,7 @@ final class ApplyRun {
             }
         }
         inbox.record(generation, processed);
+        inbox.releaseAll(generation, consumedPending);
         HeldSummary held = inbox.heldSummary(generation);
         long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
         return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
@@ -118,11 +121,10 @@ final class ApplyRun {
             IntegrationEvent e = arrivals.remove(p);
             boolean held = false;
             if (e == null) {
-                HeldRow row = pending.at(p);
-                if (row == null) {
+                e = pending.at(p);
+                if (e == null) {
                     return;
                 }
-                e = parser.parseWire(row.wire(), row.chainDigest());
                 held = true;
             }
             String expected = ChainDigest.next(digest, e.wire());
@@ -185,15 +187,17 @@ final class ApplyRun {
                     applyNow(e);
                     work.add(e.made());
                 }
-                finish(e, o, true);
+                inbox.release(generation, row.position());
+                finish(e, o, false);
                 byPosition.put(e.position(), o);
             }
         }
     }
 
-    private void finish(IntegrationEvent e, Outcome outcome, boolean held) {
-        if (held) {
-            inbox.release(generation, e.position());
+    /** Records a terminal outcome; {@code pending} when the event was held PENDING and its row must go. */
+    private void finish(IntegrationEvent e, Outcome outcome, boolean pending) {
+        if (pending) {
+            consumedPending.add(e.position());
         }
         processed.add(new Processed(e, outcome));
     }
@@ -209,14 +213,17 @@ final class ApplyRun {
      */
     private final class PendingRun {
         private static final int PAGE = 500;
-        private final TreeMap<Long, HeldRow> page = new TreeMap<>();
+        private final TreeMap<Long, IntegrationEvent> page = new TreeMap<>();
         private long readThrough = -1;
 
-        HeldRow at(long position) {
+        IntegrationEvent at(long position) {
             if (position > readThrough) {
                 page.clear();
                 List<HeldRow> rows = inbox.pendingFrom(generation, position, PAGE);
-                rows.forEach(r -> page.put(r.position(), r));
+                for (HeldRow r : rows) {
+                    page.put(r.position(), parser.parseWire(r.wire(), r.chainDigest()));
+                }
+                revisions.prefetch(page.values());
                 readThrough = rows.size() < PAGE ? Long.MAX_VALUE : rows.get(rows.size() - 1).position();
             }
             return page.remove(position);

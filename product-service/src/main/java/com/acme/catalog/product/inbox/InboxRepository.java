@@ -41,6 +41,9 @@ class InboxRepository {
              WHERE generation_id = ? AND position = ?
             """;
     private static final String SQL_RELEASE = "DELETE FROM held_event WHERE generation_id = ? AND position = ?";
+    private static final String SQL_RELEASE_ALL = """
+            DELETE FROM held_event WHERE generation_id = ? AND position = ANY(?)
+            """;
     private static final String SQL_WAITING_ON = """
             SELECT position, wire, chain_digest FROM held_event
              WHERE generation_id = ? AND state = 'PARKED' AND wait_type = ? AND wait_id = ? AND wait_revision <= ?
@@ -126,6 +129,12 @@ class InboxRepository {
 
     void release(long generation, long position) {
         jdbc.sql(SQL_RELEASE).params(generation, position).update();
+    }
+
+    void releaseAll(long generation, List<Long> positions) {
+        if (!positions.isEmpty()) {
+            jdbc.sql(SQL_RELEASE_ALL).params(generation, positions.toArray(Long[]::new)).update();
+        }
     }
 
     /** Parked events waiting for {@code aggregate} at a revision it now has, by position. */
