@@ -42,6 +42,8 @@ final class ApplyRun {
     private final long generation;
     private final Map<Long, Outcome> byPosition = new HashMap<>();
     private final List<Processed> processed = new ArrayList<>();
+    /** PENDING rows the chain consumed; deleted together at the end (nothing in the run reads them again). */
+    private final List<Long> consumedPending = new ArrayList<>();
     private long chain;
     private String digest;
     private long parked;
@@ -83,18 +85,17 @@ final class ApplyRun {
             }
         }
         verifyAgainstRecorded(belowChain);
-        TreeMap<Long, HeldRow> pending = arrivals.isEmpty() ? new TreeMap<>() : pendingByPosition();
-        for (HeldRow row : pending.values()) {
-            IntegrationEvent again = arrivals.get(row.position());
-            if (again != null) {
-                requireSameDigest(row, again);
-                arrivals.remove(row.position());
-                outcomes[firstIndex.get(row.position())] = Outcome.DUPLICATE;
-            }
+        if (!arrivals.isEmpty()) {
+            Long[] positions = arrivals.keySet().toArray(Long[]::new);
+            Map<Long, String> alreadyHeld = inbox.pendingDigests(generation, positions);
+            alreadyHeld.forEach((position, heldDigest) -> {
+                requireSameDigest(heldDigest, arrivals.remove(position));
+                outcomes[firstIndex.get(position)] = Outcome.DUPLICATE;
+            });
         }
         parked = arrivals.isEmpty() ? 0 : inbox.heldSummary(generation).parked();
         revisions.prefetch(arrivals.values());
-        advanceChain(arrivals, pending);
+        advanceChain(arrivals);
         for (IntegrationEvent early : arrivals.values()) {
             inbox.holdPending(generation, early);
             byPosition.put(early.position(), Outcome.PARKED);
@@ -105,6 +106,7 @@ final class ApplyRun {
             }
         }
         inbox.record(generation, processed);
+        inbox.releaseAll(generation, consumedPending);
         HeldSummary held = inbox.heldSummary(generation);
         long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
         return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
@@ -112,17 +114,17 @@ final class ApplyRun {
     }
 
     /** Pulls events in position order while the next position is at hand, verifying each link of the chain. */
-    private void advanceChain(TreeMap<Long, IntegrationEvent> arrivals, TreeMap<Long, HeldRow> pending) {
+    private void advanceChain(TreeMap<Long, IntegrationEvent> arrivals) {
+        PendingRun pending = new PendingRun();
         while (true) {
             long p = chain + 1;
             IntegrationEvent e = arrivals.remove(p);
             boolean held = false;
             if (e == null) {
-                HeldRow row = pending.remove(p);
-                if (row == null) {
+                e = pending.at(p);
+                if (e == null) {
                     return;
                 }
-                e = parser.parseWire(row.wire(), row.chainDigest());
                 held = true;
             }
             String expected = ChainDigest.next(digest, e.wire());
@@ -185,15 +187,17 @@ final class ApplyRun {
                     applyNow(e);
                     work.add(e.made());
                 }
-                finish(e, o, true);
+                inbox.release(generation, row.position());
+                finish(e, o, false);
                 byPosition.put(e.position(), o);
             }
         }
     }
 
-    private void finish(IntegrationEvent e, Outcome outcome, boolean held) {
-        if (held) {
-            inbox.release(generation, e.position());
+    /** Records a terminal outcome; {@code pending} when the event was held PENDING and its row must go. */
+    private void finish(IntegrationEvent e, Outcome outcome, boolean pending) {
+        if (pending) {
+            consumedPending.add(e.position());
         }
         processed.add(new Processed(e, outcome));
     }
@@ -203,12 +207,27 @@ final class ApplyRun {
         revisions.applied(e.made());
     }
 
-    private TreeMap<Long, HeldRow> pendingByPosition() {
-        TreeMap<Long, HeldRow> out = new TreeMap<>();
-        for (HeldRow row : inbox.pending(generation)) {
-            out.put(row.position(), row);
+    /**
+     * The PENDING events from the verified position on, read a page at a time and only while the chain keeps
+     * advancing into them: a gap with a long backlog behind it costs one query, not a read of the backlog.
+     */
+    private final class PendingRun {
+        private static final int PAGE = 500;
+        private final TreeMap<Long, IntegrationEvent> page = new TreeMap<>();
+        private long readThrough = -1;
+
+        IntegrationEvent at(long position) {
+            if (position > readThrough) {
+                page.clear();
+                List<HeldRow> rows = inbox.pendingFrom(generation, position, PAGE);
+                for (HeldRow r : rows) {
+                    page.put(r.position(), parser.parseWire(r.wire(), r.chainDigest()));
+                }
+                revisions.prefetch(page.values());
+                readThrough = rows.size() < PAGE ? Long.MAX_VALUE : rows.get(rows.size() - 1).position();
+            }
+            return page.remove(position);
         }
-        return out;
     }
 
     /** Positions at or below the verified one must carry the digest recorded for them. */
@@ -233,8 +252,8 @@ final class ApplyRun {
         }
     }
 
-    private void requireSameDigest(HeldRow held, IntegrationEvent again) {
-        if (!held.chainDigest().equals(again.chainDigest())) {
+    private void requireSameDigest(String heldDigest, IntegrationEvent again) {
+        if (!heldDigest.equals(again.chainDigest())) {
             throw new ChainBrokenException(generation, start.stream(), start.epoch(), again.position(),
                     again.chainDigest(), false, "delivered with a chain digest other than the held copy's");
         }

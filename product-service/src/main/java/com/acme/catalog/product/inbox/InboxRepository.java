@@ -28,15 +28,22 @@ class InboxRepository {
                                     wait_type, wait_id, wait_revision)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """;
-    private static final String SQL_PENDING = """
+    private static final String SQL_PENDING_FROM = """
             SELECT position, wire, chain_digest FROM held_event
-             WHERE generation_id = ? AND state = 'PENDING' ORDER BY position
+             WHERE generation_id = ? AND state = 'PENDING' AND position >= ? ORDER BY position LIMIT ?
+            """;
+    private static final String SQL_PENDING_DIGESTS = """
+            SELECT position, chain_digest FROM held_event
+             WHERE generation_id = ? AND state = 'PENDING' AND position = ANY(?)
             """;
     private static final String SQL_PARK = """
             UPDATE held_event SET state = 'PARKED', wait_type = ?, wait_id = ?, wait_revision = ?
              WHERE generation_id = ? AND position = ?
             """;
     private static final String SQL_RELEASE = "DELETE FROM held_event WHERE generation_id = ? AND position = ?";
+    private static final String SQL_RELEASE_ALL = """
+            DELETE FROM held_event WHERE generation_id = ? AND position = ANY(?)
+            """;
     private static final String SQL_WAITING_ON = """
             SELECT position, wire, chain_digest FROM held_event
              WHERE generation_id = ? AND state = 'PARKED' AND wait_type = ? AND wait_id = ? AND wait_revision <= ?
@@ -101,9 +108,18 @@ class InboxRepository {
                 w == null ? null : w.revision()).update();
     }
 
-    /** Every PENDING event of the generation, by position. */
-    List<HeldRow> pending(long generation) {
-        return jdbc.sql(SQL_PENDING).params(generation).query(HeldRow.class).list();
+    /** Up to {@code limit} PENDING events at or after {@code from}, by position. */
+    List<HeldRow> pendingFrom(long generation, long from, int limit) {
+        return jdbc.sql(SQL_PENDING_FROM).params(generation, from, limit).query(HeldRow.class).list();
+    }
+
+    /** The digests of the PENDING events at these positions. */
+    Map<Long, String> pendingDigests(long generation, Long[] positions) {
+        Map<Long, String> out = new HashMap<>();
+        jdbc.sql(SQL_PENDING_DIGESTS).params(generation, positions).query(rs -> {
+            out.put(rs.getLong(1), rs.getString(2));
+        });
+        return out;
     }
 
     /** Turns a held event PARKED, or moves a parked one on to its next missing dependency. */
@@ -113,6 +129,12 @@ class InboxRepository {
 
     void release(long generation, long position) {
         jdbc.sql(SQL_RELEASE).params(generation, position).update();
+    }
+
+    void releaseAll(long generation, List<Long> positions) {
+        if (!positions.isEmpty()) {
+            jdbc.sql(SQL_RELEASE_ALL).params(generation, positions.toArray(Long[]::new)).update();
+        }
     }
 
     /** Parked events waiting for {@code aggregate} at a revision it now has, by position. */

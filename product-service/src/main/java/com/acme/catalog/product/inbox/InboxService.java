@@ -58,9 +58,14 @@ class InboxService {
         try {
             return tx.execute(status -> deliverLocked(stream, events));
         } catch (ChainBrokenException broken) {
-            if (tx.execute(status -> applier.discardBrokenHeld(broken))) {
-                log.warn("{}: discarded held event at position {} of generation {}, which does not chain",
-                        stream, broken.position(), broken.generationId());
+            try {
+                if (tx.execute(status -> applier.discardBrokenHeld(broken))) {
+                    log.warn("{}: discarded held event at position {} of generation {}, which does not chain",
+                            stream, broken.position(), broken.generationId());
+                }
+            } catch (RuntimeException e) {
+                log.warn("{}: could not discard the held event at position {}: {}", stream, broken.position(),
+                        e.toString());
             }
             throw broken;
         }

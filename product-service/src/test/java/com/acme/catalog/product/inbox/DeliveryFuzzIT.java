@@ -30,7 +30,8 @@ import tools.jackson.databind.JsonNode;
  * what they depend on), each delivered over and over, shuffled, partly duplicated and split into random batches.
  * Every run must end with the same projection (row for row), equal to an independently computed expectation,
  * with the contiguous position at the last position and nothing held. Each run reuses its set's generation,
- * emptied first, and commits skip the WAL flush (nothing here survives a crash anyway), so 200 runs stay fast. Reproduce with {@code -Dfuzz.seed=…}; {@code -Dfuzz.runs=…} for more.
+ * emptied first, and commits skip the WAL flush (nothing here survives a crash anyway), so 200 runs stay fast.
+ * Reproduce with {@code -Dfuzz.seed=…}; {@code -Dfuzz.runs=…} for more.
  */
 @TestPropertySource(properties = "spring.datasource.hikari.connection-init-sql=SET synchronous_commit = off")
 class DeliveryFuzzIT extends ProductIT {

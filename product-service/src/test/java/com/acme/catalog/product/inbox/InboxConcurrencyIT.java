@@ -35,7 +35,7 @@ import tools.jackson.databind.JsonNode;
 class InboxConcurrencyIT extends ProductIT {
 
     private static final int RELAYS = 6;
-    private static final int ROUNDS = 4;
+    private static final int ROUNDS = 3;
 
     @Test
     void concurrentDeliveriesOfOneStreamAreSerialized() throws Exception {
@@ -46,7 +46,7 @@ class InboxConcurrencyIT extends ProductIT {
             for (int round = 0; round < ROUNDS; round++) {
                 StreamId s = new StreamId("race", "round-" + round);
                 List<Event> chain = new ChainWriter(s, 1, new Random(seed + round))
-                        .appendAll(new CatalogHistory(new Random(seed - round)).random(50));
+                        .appendAll(new CatalogHistory(new Random(seed - round)).random(40));
                 ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
                 CountDownLatch start = new CountDownLatch(1);
                 List<Future<?>> relays = new ArrayList<>();
@@ -67,11 +67,11 @@ class InboxConcurrencyIT extends ProductIT {
                 assertThat(jdbc.sql("SELECT count(*) FROM generation WHERE tenant = 'race' AND catalog = ?")
                         .params(s.catalog()).query(Long.class).single()).as(where).isEqualTo(1);
                 long g = projections.servingGeneration(s);
-                assertThat(projections.cursor(s)).as(where).containsExactly(50, 50, 50);
+                assertThat(projections.cursor(s)).as(where).containsExactly(40, 40, 40);
                 assertThat(projections.held(s)).as(where).isZero();
                 assertThat(jdbc.sql("SELECT count(DISTINCT position), count(*) FROM inbox WHERE generation_id = ?")
                         .params(g).query((rs, n) -> rs.getLong(1) + "/" + rs.getLong(2)).single())
-                        .as(where).isEqualTo("50/50");
+                        .as(where).isEqualTo("40/40");
                 ExpectedProjection expected = ExpectedProjection.of(chain);
                 assertThat(projections.items(g)).as(where).isEqualTo(expected.items);
                 assertThat(projections.publicItems(g)).as(where).isEqualTo(expected.publicItems);

@@ -77,6 +77,25 @@ class InboxDeliveryIT extends ProductIT {
     }
 
     @Test
+    void aLongBacklogBehindAGapDrainsWhenTheGapIsFilled() {
+        StreamId s = new StreamId("acme", "backlog");
+        List<Event> chain = itemChain(s, 1200);
+        for (int from = 1; from < chain.size(); from += 200) {
+            List<String> batch = new ArrayList<>();
+            chain.subList(from, Math.min(chain.size(), from + 200)).forEach(e -> batch.add(e.delivered()));
+            assertThat(deliver("r", batch).getBody().get("contiguousPosition").longValue()).isZero();
+        }
+        assertThat(projections.held(s)).isEqualTo(1199);
+
+        ResponseEntity<JsonNode> filled = deliver("r", delivered(chain, 0));
+
+        assertThat(outcomes(filled)).containsExactly("APPLIED");
+        assertThat(filled.getBody().get("contiguousPosition").longValue()).isEqualTo(1200);
+        assertThat(projections.held(s)).isZero();
+        assertThat(projections.count("item", projections.servingGeneration(s))).isEqualTo(1200);
+    }
+
+    @Test
     void ignoresUnknownTypesAndDecisionsButAdvancesPastThem() {
         StreamId s = new StreamId("acme", "unknown-types");
         CatalogHistory h = new CatalogHistory(new Random(2));

@@ -109,8 +109,9 @@ class InboxInputIT extends ProductIT {
 
     private void assertNothingWritten() {
         long rows = jdbc.sql(TABLES).query(Long.class).single();
+        // the one accepted delivery wrote five rows: generation, pointer, item, revision, inbox
         long allowed = jdbc.sql("SELECT count(*) FROM serving_generation WHERE tenant = 'acme' AND catalog = 'input'")
-                .query(Long.class).single() == 0 ? 0 : 5; // the one accepted delivery: generation, pointer, item, revision, inbox
+                .query(Long.class).single() == 0 ? 0 : 5;
         assertThat(rows).as("rows written by refused deliveries").isEqualTo(allowed);
     }
 }
