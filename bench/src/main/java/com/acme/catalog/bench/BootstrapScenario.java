@@ -1,5 +1,6 @@
 package com.acme.catalog.bench;
 
+import com.acme.catalog.testsupport.ServiceProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

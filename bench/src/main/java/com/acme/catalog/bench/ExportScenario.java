@@ -1,5 +1,6 @@
 package com.acme.catalog.bench;
 
+import com.acme.catalog.testsupport.ServiceProcess;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package com.acme.catalog.bench;
 
+import com.acme.catalog.testsupport.ServiceProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

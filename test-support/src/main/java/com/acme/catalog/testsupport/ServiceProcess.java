@@ -73,7 +73,7 @@ public final class ServiceProcess implements AutoCloseable {
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
 
-    static Path locate(String module) {
+    public static Path locate(String module) {
         for (Path base = Path.of("").toAbsolutePath(); base != null; base = base.getParent()) {
             Path jar = base.resolve(module).resolve("target").resolve(module + ".jar");
             if (Files.exists(jar)) {
@@ -83,7 +83,7 @@ public final class ServiceProcess implements AutoCloseable {
         throw new IllegalStateException(module + ".jar not found: run mvn -B -DskipTests package first");
     }
 
-    static String javaBin() {
+    public static String javaBin() {
         return Path.of(System.getProperty("java.home"), "bin", "java" + (File.separatorChar == '\\' ? ".exe" : ""))
                 .toString();
     }
