@@ -152,10 +152,14 @@ class OutboxRelay implements SmartLifecycle {
             }
             try {
                 workers.execute(() -> {
+                    boolean delivered = false;
                     try {
-                        deliver(due);
+                        delivered = deliver(due);
                     } finally {
                         inFlight.remove(key);
+                    }
+                    if (delivered) {
+                        wake(); // only now, with the key released: more may have been committed meanwhile
                     }
                 });
             } catch (RuntimeException e) {
@@ -165,14 +169,15 @@ class OutboxRelay implements SmartLifecycle {
         }
     }
 
-    private void deliver(Due due) {
+    /** @return true when a batch was delivered (so there may be more to send) */
+    private boolean deliver(Due due) {
         if (!repo.claim(due, instance, Math.max(1, props.claim().toSeconds()))) {
-            return; // another instance holds it
+            return false; // another instance holds it
         }
         List<Event> events = repo.events(due.stream(), due.epoch(), due.delivered(), props.batchEvents());
         if (events.isEmpty()) {
             repo.delivered(due, due.delivered(), instance);
-            return;
+            return false;
         }
         StringBuilder body = new StringBuilder(64 * events.size()).append("{\"events\":[");
         long through = due.delivered();
@@ -204,7 +209,7 @@ class OutboxRelay implements SmartLifecycle {
             repo.delivered(due, through, instance);
             deliveredEvents.increment(count);
             repo.publish(due.stream(), due.epoch());
-            wake(); // more may have been committed while this consumer was in flight
+            return true;
 
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -218,6 +223,7 @@ class OutboxRelay implements SmartLifecycle {
                     String.format("%.2f", backoff), e.getMessage());
             repo.failed(due, abbreviate(String.valueOf(e.getMessage())), backoff, instance);
             retryTimer.schedule(this::wake, (long) (backoff * 1000) + 5, TimeUnit.MILLISECONDS);
+            return false;
         }
     }
 
