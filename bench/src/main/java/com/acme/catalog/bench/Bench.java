@@ -19,6 +19,7 @@ public final class Bench {
         register(new PruneScenario());
         register(new ExportScenario());
         register(new BootstrapScenario());
+        register(new PropagationScenario());
     }
 
     private Bench() {
