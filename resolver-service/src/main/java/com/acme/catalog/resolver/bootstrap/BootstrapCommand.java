@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver.bootstrap;
 
+import java.util.Arrays;
+import java.util.stream.Stream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
@@ -72,7 +74,11 @@ public final class BootstrapCommand {
         SpringApplicationBuilder builder = new SpringApplicationBuilder(application)
                 .web(WebApplicationType.NONE)
                 .properties("spring.main.banner-mode=off", "logging.level.root=WARN");
-        try (ConfigurableApplicationContext context = builder.run(a.springArgs())) {
+        // an import process relays and prunes nothing, the service instances do; command-line arguments outrank
+        // application.yml, default properties do not
+        String[] springArgs = Stream.concat(Arrays.stream(a.springArgs()), Stream.of("--relay.enabled=false",
+                "--retention.prune.enabled=false", "--retention.status.enabled=false")).toArray(String[]::new);
+        try (ConfigurableApplicationContext context = builder.run(springArgs)) {
             BootstrapImporter importer = context.getBean(BootstrapImporter.class);
             ObjectMapper json = context.getBean(ObjectMapper.class);
             err.printf("[bootstrap-import] %s into %s, chunks of <= %d events / %d bytes%n", a.file(), a.stream(),
