@@ -41,5 +41,7 @@ public final class Bench {
         result.put("scenario", scenario.name());
         result.putAll(scenario.run(options));
         System.out.println(JsonMapper.builder().build().writeValueAsString(result));
+        System.out.flush();
+        System.exit(0); // scenario thread pools (HTTP clients) must not keep the JVM alive
     }
 }

@@ -67,7 +67,12 @@ final class PruneScenario implements Scenario {
             long seedStart = System.nanoTime();
             seed(db, backlog);
             out.put("seedSeconds", Latencies.round((System.nanoTime() - seedStart) / 1e9));
-            HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
+            ExecutorService httpThreads = Executors.newFixedThreadPool(4, r -> {
+                Thread t = new Thread(r, "bench-http");
+                t.setDaemon(true); // never keeps the JVM alive after the result line
+                return t;
+            });
+            HttpClient http = HttpClient.newBuilder().executor(httpThreads).build();
 
             WriteScenario.progress("warming up writers");
             long warmEnd = System.nanoTime() + 5_000_000_000L;
@@ -104,6 +109,7 @@ final class PruneScenario implements Scenario {
                     / ((Number) baseline.get("p99Ms")).doubleValue()));
             out.put("ratioThroughput", Latencies.round(((Number) during.get("perSecond")).doubleValue()
                     / ((Number) baseline.get("perSecond")).doubleValue()));
+            httpThreads.shutdown();
         }
         return out;
     }

@@ -48,7 +48,7 @@ class RetentionMetrics {
     }
 
     /** Replaces every retention gauge with the given snapshots (one per stream); absent streams disappear. */
-    void publish(List<RetentionStatus> statuses) {
+    synchronized void publish(List<RetentionStatus> statuses) {
         List<MultiGauge.Row<?>> pruned = new ArrayList<>();
         List<MultiGauge.Row<?>> retained = new ArrayList<>();
         List<MultiGauge.Row<?>> blockedRows = new ArrayList<>();

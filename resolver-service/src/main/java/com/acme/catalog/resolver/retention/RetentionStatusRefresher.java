@@ -37,7 +37,7 @@ class RetentionStatusRefresher {
         this.properties = properties;
     }
 
-    void refresh() {
+    synchronized void refresh() {
         for (StreamId s : leases.claimNewlyExpired()) {
             metrics.leaseExpired(s);
         }
