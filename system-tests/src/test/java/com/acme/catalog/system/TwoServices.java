@@ -34,6 +34,8 @@ final class TwoServices implements AutoCloseable {
     final TestDatabase resolverDb = TestDatabase.create("sys_resolver");
     final TestDatabase productDb = TestDatabase.create("sys_product");
     final TestDatabase controlDb = TestDatabase.create("sys_control");
+    /** Both services' object store (exports written by the resolver, read by the product's rebuild). */
+    final java.nio.file.Path objects = createObjectDir();
     final int resolverPort = freePort();
     final int productPort = freePort();
     ServiceProcess resolver;
@@ -46,6 +48,7 @@ final class TwoServices implements AutoCloseable {
                 "SPRING_DATASOURCE_USERNAME", resolverDb.username(),
                 "CONTROL_DATASOURCE_URL", controlDb.jdbcUrl(),
                 "RELAY_TOKEN", "r",
+                "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SECURITY_TOKENS", TOKENS));
     }
 
@@ -59,6 +62,7 @@ final class TwoServices implements AutoCloseable {
                 "PRODUCT_CONSUMER_ID", "product-1",
                 "PRODUCT_DELIVERY_URL", productUrl() + "/v1/inbox/events",
                 "SECURITY_TOKENS", TOKENS,
+                "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000}}}"));
         product = ServiceProcess.start("product-service", productPort, env);
     }
@@ -129,6 +133,14 @@ final class TwoServices implements AutoCloseable {
         resolverDb.close();
         productDb.close();
         controlDb.close();
+    }
+
+    private static java.nio.file.Path createObjectDir() {
+        try {
+            return java.nio.file.Files.createTempDirectory("sys-objects");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static int freePort() {

@@ -1,0 +1,125 @@
+package com.acme.catalog.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A product rebuild against a running resolver while 4 writer threads write during the whole rebuild: lease,
+ * export, load, catch-up, cutover, consumer registration; then, after the writers stop and the relay has
+ * delivered everything, the product's projection-checksum equals the resolver's state-checksum at the same
+ * position, and the inbox of the new serving generation holds every position after the export exactly once.
+ */
+class RebuildSystemIT {
+
+    private static final String T = "acme";
+    private static final String C = "shoes";
+    private static final int WRITERS = 4;
+
+    @Test
+    void rebuildUnderConcurrentWritesEndsEqualToTheResolver() throws Exception {
+        try (TwoServices sys = new TwoServices()) {
+            sys.startResolver();
+            String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
+            for (int i = 0; i < 200; i++) {
+                sys.ok("PUT", s + "/items/seed-" + i, "w", "{\"attributes\":{\"name\":\"Seed " + i + "\"}}");
+            }
+            sys.ok("PUT", s + "/releases/seed", "w",
+                    "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"seed-1\",\"revision\":1}]}");
+            sys.startProduct(sys.resolverUrl());
+
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong writes = new AtomicLong();
+            ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+            List<Thread> writers = new ArrayList<>();
+            for (int w = 0; w < WRITERS; w++) {
+                int writer = w;
+                Thread t = new Thread(() -> {
+                    Random random = new Random(writer);
+                    try {
+                        while (!stop.get()) {
+                            String id = "w" + writer + "-sku-" + random.nextInt(40);
+                            JsonNode r = sys.ok("PUT", s + "/items/" + id, "w", "{\"attributes\":{\"name\":\"Item "
+                                    + id + "\",\"price\":" + random.nextInt(500) + "}}");
+                            writes.incrementAndGet();
+                            if (random.nextInt(5) == 0) {
+                                sys.ok("PUT", s + "/releases/rel-" + writer, "w", "{\"visibility\":\""
+                                        + (random.nextBoolean() ? "PUBLIC" : "PRIVATE") + "\",\"items\":[{\"itemId\":\""
+                                        + id + "\",\"revision\":" + r.path("revision").intValue() + "}]}");
+                                writes.incrementAndGet();
+                            }
+                        }
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                });
+                t.start();
+                writers.add(t);
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> writes.get() > 40);
+
+            long writesBefore = writes.get();
+            JsonNode started = sys.ok("POST", sys.productUrl() + "/v1/rebuilds", "op",
+                    "{\"tenant\":\"" + T + "\",\"catalog\":\"" + C + "\"}");
+            String id = started.path("rebuildId").stringValue();
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                String phase = sys.ok("GET", sys.productUrl() + "/v1/rebuilds/" + id, "op", null)
+                        .path("phase").stringValue();
+                return phase.equals("DONE") || phase.equals("FAILED");
+            });
+            long writesDuring = writes.get() - writesBefore;
+            JsonNode done = sys.ok("GET", sys.productUrl() + "/v1/rebuilds/" + id, "op", null);
+            assertThat(done.path("phase").stringValue()).as("%s", done).isEqualTo("DONE");
+            assertThat(done.path("loadedRows").longValue()).isGreaterThanOrEqualTo(200);
+            assertThat(writesDuring).as("writes while the rebuild ran").isPositive();
+
+            // live deliveries continue into the new generation after the cutover
+            Thread.sleep(500);
+            stop.set(true);
+            for (Thread t : writers) {
+                t.join();
+            }
+            assertThat(errors).isEmpty();
+
+            long head = sys.ok("GET", s + "/cursor", "op", null).path("position").longValue();
+            await().atMost(Duration.ofSeconds(60)).until(() -> checksum(sys, "projection-checksum")
+                    .path("position").longValue() == head);
+            JsonNode product = checksum(sys, "projection-checksum");
+            JsonNode resolver = checksum(sys, "state-checksum");
+            assertThat(product.path("profile")).isEqualTo(resolver.path("profile"));
+            assertThat(product.path("position")).isEqualTo(resolver.path("position"));
+            assertThat(product.path("tables")).isEqualTo(resolver.path("tables"));
+
+            assertThat(TwoServices.rows(sys.productDb, """
+                    SELECT generation_id, position FROM product.inbox GROUP BY generation_id, position
+                    HAVING count(*) > 1
+                    """)).as("no position processed twice").isEmpty();
+            long start = TwoServices.scalar(sys.productDb, """
+                    SELECT g.start_position FROM product.generation g
+                      JOIN product.serving_generation s USING (generation_id)
+                    """);
+            assertThat(TwoServices.scalar(sys.productDb, """
+                    SELECT count(*) FROM product.inbox i JOIN product.serving_generation s USING (generation_id)
+                    """)).as("every position after the export exactly once").isEqualTo(head - start);
+            assertThat(TwoServices.scalar(sys.productDb,
+                    "SELECT count(*) FROM product.generation WHERE status = 'BUILDING'")).isZero();
+            assertThat(TwoServices.scalar(sys.resolverDb,
+                    "SELECT count(*) FROM resolver.retention_lease WHERE released_at IS NULL")).isZero();
+        }
+    }
+
+    private static JsonNode checksum(TwoServices sys, String kind) throws Exception {
+        String base = kind.equals("state-checksum") ? sys.resolverUrl() : sys.productUrl();
+        return sys.ok("GET", base + "/v1/streams/" + T + "/" + C + "/" + kind, "op", null);
+    }
+}
