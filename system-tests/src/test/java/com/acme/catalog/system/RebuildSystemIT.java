@@ -37,6 +37,9 @@ class RebuildSystemIT {
             sys.ok("PUT", s + "/releases/seed", "w",
                     "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"seed-1\",\"revision\":1}]}");
             sys.startProduct(sys.resolverUrl());
+            // the product already consumes live (an empty start that never saw the seed): the rebuild replaces
+            // that generation while the live applier keeps receiving deliveries
+            sys.registerProduct(T, C);
 
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong writes = new AtomicLong();
@@ -82,6 +85,8 @@ class RebuildSystemIT {
             assertThat(done.path("phase").stringValue()).as("%s", done).isEqualTo("DONE");
             assertThat(done.path("loadedRows").longValue()).isGreaterThanOrEqualTo(200);
             assertThat(writesDuring).as("writes while the rebuild ran").isPositive();
+            assertThat(done.path("appliedEvents").longValue()).as("events caught up after the export").isPositive();
+            System.err.println("rebuild " + done + " with " + writesDuring + " writes during it");
 
             // live deliveries continue into the new generation after the cutover
             Thread.sleep(500);
@@ -113,6 +118,14 @@ class RebuildSystemIT {
                     """)).as("every position after the export exactly once").isEqualTo(head - start);
             assertThat(TwoServices.scalar(sys.productDb,
                     "SELECT count(*) FROM product.generation WHERE status = 'BUILDING'")).isZero();
+            assertThat(TwoServices.scalar(sys.productDb,
+                    "SELECT count(*) FROM product.generation WHERE status = 'RETIRED'")).as("the live one retired")
+                    .isEqualTo(1);
+            assertThat(TwoServices.scalar(sys.productDb, """
+                    SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                      JOIN product.generation g ON c.relname LIKE '%\\_g' || g.generation_id
+                     WHERE g.status = 'RETIRED'
+                    """)).as("retired partitions detached").isZero();
             assertThat(TwoServices.scalar(sys.resolverDb,
                     "SELECT count(*) FROM resolver.retention_lease WHERE released_at IS NULL")).isZero();
         }
