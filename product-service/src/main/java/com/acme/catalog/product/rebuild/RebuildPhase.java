@@ -4,7 +4,7 @@ package com.acme.catalog.product.rebuild;
 public enum RebuildPhase {
     LEASING, EXPORTING, LOADING, CATCHING_UP, CUTTING_OVER, DONE, FAILED, ABORTED;
 
-    boolean isFinal() {
+    public boolean isFinal() {
         return this == DONE || this == FAILED || this == ABORTED;
     }
 }

@@ -19,8 +19,13 @@ class RebuildRepository {
             """;
     private static final String SQL_FIND = """
             SELECT rebuild_id, tenant, catalog, phase, attempt, generation_id, cursor, target, loaded_rows,
-                   applied_events, error
+                   applied_events, error, updated_at
               FROM rebuild WHERE rebuild_id = ?
+            """;
+    private static final String SQL_LATEST = """
+            SELECT rebuild_id, tenant, catalog, phase, attempt, generation_id, cursor, target, loaded_rows,
+                   applied_events, error, updated_at
+              FROM rebuild WHERE tenant = ? AND catalog = ? ORDER BY created_at DESC LIMIT 1
             """;
     private static final String SQL_ACTIVE = """
             SELECT rebuild_id FROM rebuild
@@ -67,6 +72,10 @@ class RebuildRepository {
 
     Optional<Rebuild> find(UUID id) {
         return jdbc.sql(SQL_FIND).params(id).query(RebuildRepository::rebuild).optional();
+    }
+
+    Optional<Rebuild> latest(StreamId s) {
+        return jdbc.sql(SQL_LATEST).params(s.tenant(), s.catalog()).query(RebuildRepository::rebuild).optional();
     }
 
     Optional<UUID> active(StreamId s) {
@@ -122,6 +131,7 @@ class RebuildRepository {
         return new Rebuild(rs.getObject("rebuild_id", UUID.class),
                 new StreamId(rs.getString("tenant"), rs.getString("catalog")),
                 RebuildPhase.valueOf(rs.getString("phase")), rs.getInt("attempt"), generation, rs.getLong("cursor"),
-                target, rs.getLong("loaded_rows"), rs.getLong("applied_events"), rs.getString("error"));
+                target, rs.getLong("loaded_rows"), rs.getLong("applied_events"), rs.getString("error"),
+                rs.getTimestamp("updated_at").toInstant());
     }
 }

@@ -124,6 +124,11 @@ public class RebuildService {
         return rebuilds.find(id);
     }
 
+    /** @return the stream's most recent rebuild, running or finished */
+    public Optional<Rebuild> latest(StreamId stream) {
+        return rebuilds.latest(stream);
+    }
+
     /** At start: fails rebuilds a stopped process left running and retires their BUILDING generations. */
     void cleanUpAbandoned() {
         int failed = rebuilds.failAbandoned();
