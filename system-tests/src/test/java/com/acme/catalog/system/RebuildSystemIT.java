@@ -131,6 +131,36 @@ class RebuildSystemIT {
         }
     }
 
+    @Test
+    void aStreamListedInProductStreamsWithoutGenerationIsRebuiltAtStart() throws Exception {
+        try (TwoServices sys = new TwoServices()) {
+            sys.startResolver();
+            String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
+            for (int i = 0; i < 50; i++) {
+                sys.ok("PUT", s + "/items/boot-" + i, "w", "{\"attributes\":{\"name\":\"Boot " + i + "\"}}");
+            }
+            sys.ok("PUT", s + "/releases/winter", "w",
+                    "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"boot-7\",\"revision\":1}]}");
+            long head = sys.ok("GET", s + "/cursor", "op", null).path("position").longValue();
+            sys.startProduct(sys.resolverUrl(), java.util.Map.of("PRODUCT_STREAMS", T + "/" + C));
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> checksum(sys, "projection-checksum")
+                    .path("position").longValue() == head);
+            assertThat(checksum(sys, "projection-checksum").path("tables"))
+                    .isEqualTo(checksum(sys, "state-checksum").path("tables"));
+            assertThat(sys.call("GET", sys.productUrl() + "/v1/catalog/" + T + "/" + C + "/items/boot-7", null, null)
+                    .status()).isEqualTo(200);
+            JsonNode c = sys.ok("GET", sys.productUrl() + "/v1/projection-completeness?tenant=" + T + "&catalog=" + C,
+                    "op", null);
+            assertThat(c.path("verifiedThrough").longValue()).isEqualTo(head);
+            // the consumer is registered and its durable progress is the cutover target
+            await().atMost(Duration.ofSeconds(30)).until(() -> TwoServices.scalar(sys.resolverDb, """
+                    SELECT coalesce(max(durable_position), -1) FROM resolver.retention_consumer
+                     WHERE consumer_id = 'product-1'
+                    """) == head);
+        }
+    }
+
     private static JsonNode checksum(TwoServices sys, String kind) throws Exception {
         String base = kind.equals("state-checksum") ? sys.resolverUrl() : sys.productUrl();
         return sys.ok("GET", base + "/v1/streams/" + T + "/" + C + "/" + kind, "op", null);

@@ -54,6 +54,11 @@ final class TwoServices implements AutoCloseable {
 
     /** Starts the product; {@code resolverUrl} lets a test point its progress reports at nothing. */
     void startProduct(String resolverUrl) throws Exception {
+        startProduct(resolverUrl, Map.of());
+    }
+
+    /** Starts the product with {@code extra} environment variables on top of the defaults. */
+    void startProduct(String resolverUrl, Map<String, String> extra) throws Exception {
         Map<String, String> env = new HashMap<>(Map.of(
                 "SPRING_DATASOURCE_URL", productDb.jdbcUrl(),
                 "SPRING_DATASOURCE_USERNAME", productDb.username(),
@@ -64,6 +69,7 @@ final class TwoServices implements AutoCloseable {
                 "SECURITY_TOKENS", TOKENS,
                 "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000}}}"));
+        env.putAll(extra);
         product = ServiceProcess.start("product-service", productPort, env);
     }
 
