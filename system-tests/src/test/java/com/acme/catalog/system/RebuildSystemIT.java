@@ -161,6 +161,50 @@ class RebuildSystemIT {
         }
     }
 
+    @Test
+    void anExpiredLeaseRestartsTheRebuildFromANewExport() throws Exception {
+        try (TwoServices sys = new TwoServices()) {
+            sys.startResolver();
+            String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
+            for (int i = 0; i < 30; i++) {
+                sys.ok("PUT", s + "/items/tent-" + i, "w", "{\"attributes\":{\"name\":\"Tent " + i + "\"}}");
+            }
+            sys.startProduct(sys.resolverUrl());
+            JsonNode started = sys.ok("POST", sys.productUrl() + "/v1/rebuilds", "op",
+                    "{\"tenant\":\"" + T + "\",\"catalog\":\"" + C + "\"}");
+            String id = started.path("rebuildId").stringValue();
+            // expire the first attempt's lease at the resolver as soon as it exists
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).until(() -> {
+                List<java.util.Map<String, Object>> r = TwoServices.rows(sys.productDb,
+                        "SELECT attempt, lease_id FROM product.rebuild WHERE rebuild_id = '" + id + "'");
+                Object lease = r.get(0).get("lease_id");
+                if (lease == null) {
+                    return false;
+                }
+                try (var c = sys.resolverDb.connect()) {
+                    c.createStatement().execute("UPDATE resolver.retention_lease SET expires_at = clock_timestamp() "
+                            + "- interval '1 second' WHERE lease_id = '" + lease + "'");
+                }
+                return true;
+            });
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                String phase = sys.ok("GET", sys.productUrl() + "/v1/rebuilds/" + id, "op", null)
+                        .path("phase").stringValue();
+                return phase.equals("DONE") || phase.equals("FAILED");
+            });
+            JsonNode done = sys.ok("GET", sys.productUrl() + "/v1/rebuilds/" + id, "op", null);
+            System.err.println("rebuild after lease expiry " + done);
+            assertThat(done.path("phase").stringValue()).as("%s", done).isEqualTo("DONE");
+            assertThat(done.path("attempt").intValue()).as("%s", done).isEqualTo(2);
+            assertThat(TwoServices.scalar(sys.resolverDb, "SELECT count(*) FROM resolver.snapshot_export"))
+                    .as("a new export").isGreaterThanOrEqualTo(2);
+            assertThat(checksum(sys, "projection-checksum").path("tables"))
+                    .isEqualTo(checksum(sys, "state-checksum").path("tables"));
+            assertThat(TwoServices.scalar(sys.productDb,
+                    "SELECT count(*) FROM product.generation WHERE status = 'BUILDING'")).isZero();
+        }
+    }
+
     private static JsonNode checksum(TwoServices sys, String kind) throws Exception {
         String base = kind.equals("state-checksum") ? sys.resolverUrl() : sys.productUrl();
         return sys.ok("GET", base + "/v1/streams/" + T + "/" + C + "/" + kind, "op", null);

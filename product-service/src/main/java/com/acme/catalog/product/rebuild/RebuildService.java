@@ -259,6 +259,11 @@ public class RebuildService {
                 if ("READY".equals(s)) {
                     return status.path("manifestKey").stringValue();
                 }
+                if ("ABORTED".equals(s)) {
+                    // the resolver aborts an export whose lease expired: same as a 410, restart from a new one
+                    throw new ResolverExportClient.GoneException("export " + exportId + " was ABORTED: "
+                            + status.path("error").stringValue());
+                }
                 if (!"RUNNING".equals(s)) {
                     throw new IllegalStateException("export " + exportId + " is " + s + ": "
                             + status.path("error").stringValue());
