@@ -1,6 +1,7 @@
 package com.acme.catalog.product;
 
 import com.acme.catalog.contracts.db.DatabaseCreator;
+import com.acme.catalog.contracts.objectstore.ObjectStoreConfiguration;
 import com.acme.catalog.contracts.web.SharedWebConfiguration;
 
 import org.springframework.boot.SpringApplication;
@@ -12,7 +13,7 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 /** The product: projects the resolver's events into public catalog views and search, rebuildable at any time. */
 @SpringBootApplication
 @EnableScheduling
-@Import(SharedWebConfiguration.class)
+@Import({SharedWebConfiguration.class, ObjectStoreConfiguration.class})
 public class ProductApplication {
 
     public static void main(String[] args) {

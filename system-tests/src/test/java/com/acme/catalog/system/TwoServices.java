@@ -34,6 +34,8 @@ final class TwoServices implements AutoCloseable {
     final TestDatabase resolverDb = TestDatabase.create("sys_resolver");
     final TestDatabase productDb = TestDatabase.create("sys_product");
     final TestDatabase controlDb = TestDatabase.create("sys_control");
+    /** Both services' object store (exports written by the resolver, read by the product's rebuild). */
+    final java.nio.file.Path objects = createObjectDir();
     final int resolverPort = freePort();
     final int productPort = freePort();
     ServiceProcess resolver;
@@ -46,11 +48,17 @@ final class TwoServices implements AutoCloseable {
                 "SPRING_DATASOURCE_USERNAME", resolverDb.username(),
                 "CONTROL_DATASOURCE_URL", controlDb.jdbcUrl(),
                 "RELAY_TOKEN", "r",
+                "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SECURITY_TOKENS", TOKENS));
     }
 
     /** Starts the product; {@code resolverUrl} lets a test point its progress reports at nothing. */
     void startProduct(String resolverUrl) throws Exception {
+        startProduct(resolverUrl, Map.of());
+    }
+
+    /** Starts the product with {@code extra} environment variables on top of the defaults. */
+    void startProduct(String resolverUrl, Map<String, String> extra) throws Exception {
         Map<String, String> env = new HashMap<>(Map.of(
                 "SPRING_DATASOURCE_URL", productDb.jdbcUrl(),
                 "SPRING_DATASOURCE_USERNAME", productDb.username(),
@@ -59,7 +67,9 @@ final class TwoServices implements AutoCloseable {
                 "PRODUCT_CONSUMER_ID", "product-1",
                 "PRODUCT_DELIVERY_URL", productUrl() + "/v1/inbox/events",
                 "SECURITY_TOKENS", TOKENS,
+                "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000}}}"));
+        env.putAll(extra);
         product = ServiceProcess.start("product-service", productPort, env);
     }
 
@@ -129,6 +139,14 @@ final class TwoServices implements AutoCloseable {
         resolverDb.close();
         productDb.close();
         controlDb.close();
+    }
+
+    private static java.nio.file.Path createObjectDir() {
+        try {
+            return java.nio.file.Files.createTempDirectory("sys-objects");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static int freePort() {

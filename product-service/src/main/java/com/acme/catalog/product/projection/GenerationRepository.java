@@ -27,6 +27,10 @@ public class GenerationRepository {
              WHERE s.tenant = ? AND s.catalog = ?
                FOR UPDATE
             """;
+    private static final String SQL_SERVING = "SELECT " + CURSOR_COLUMNS + """
+              FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
+             WHERE s.tenant = ? AND s.catalog = ?
+            """;
     private static final String SQL_LOCK_GENERATION = "SELECT " + CURSOR_COLUMNS + """
               FROM generation g WHERE g.generation_id = ? FOR UPDATE
             """;
@@ -65,6 +69,12 @@ public class GenerationRepository {
     public Optional<GenerationCursor> lockServing(StreamId stream) {
         requireTransaction();
         return jdbc.sql(SQL_LOCK_SERVING).params(stream.tenant(), stream.catalog()).query(GenerationRepository::cursor)
+                .optional();
+    }
+
+    /** @return the serving generation's cursor as the current snapshot sees it, without locking */
+    public Optional<GenerationCursor> serving(StreamId stream) {
+        return jdbc.sql(SQL_SERVING).params(stream.tenant(), stream.catalog()).query(GenerationRepository::cursor)
                 .optional();
     }
 

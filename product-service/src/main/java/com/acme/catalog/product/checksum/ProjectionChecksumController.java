@@ -1,0 +1,70 @@
+package com.acme.catalog.product.checksum;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.product.projection.GenerationCursor;
+import com.acme.catalog.product.projection.GenerationRepository;
+
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code GET …/projection-checksum}: the serving generation's cursor and its profile checksums, read in one
+ * REPEATABLE READ READ ONLY snapshot. {@code position} is the generation's contiguous processed position, so
+ * the answer compares with the resolver's state-checksum at the same position. A stream without a serving
+ * generation answers like an empty resolver stream (epoch 1, position 0, empty tables).
+ */
+@RestController
+class ProjectionChecksumController {
+
+    private final TransactionTemplate snapshot;
+    private final GenerationRepository generations;
+    private final ProjectionChecksumRepository checksums;
+
+    ProjectionChecksumController(PlatformTransactionManager tm, GenerationRepository generations,
+            ProjectionChecksumRepository checksums) {
+        this.snapshot = new TransactionTemplate(tm);
+        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        this.snapshot.setReadOnly(true);
+        this.generations = generations;
+        this.checksums = checksums;
+    }
+
+    @GetMapping("/v1/streams/{tenant}/{catalog}/projection-checksum")
+    Map<String, Object> projectionChecksum(@PathVariable String tenant, @PathVariable String catalog) {
+        StreamId s = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
+        return snapshot.execute(status -> {
+            Optional<GenerationCursor> serving = generations.serving(s);
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("epoch", serving.map(GenerationCursor::epoch).orElse(1L));
+            out.put("position", serving.map(GenerationCursor::appliedPosition).orElse(0L));
+            out.put("profile", AcceptedStateChecksum.PROFILE);
+            Map<String, Object> t = new LinkedHashMap<>();
+            if (serving.isPresent()) {
+                Map<Table, TableChecksum> tables = checksums.compute(serving.get().generationId());
+                tables.forEach((table, sum) -> t.put(table.name(),
+                        Map.of("rows", sum.rows(), "sha256", sum.sha256())));
+            } else {
+                for (Table table : Table.values()) {
+                    TableChecksum empty = new AcceptedStateChecksum.Accumulator(table).finish();
+                    t.put(table.name(), Map.of("rows", empty.rows(), "sha256", empty.sha256()));
+                }
+            }
+            out.put("tables", t);
+            return out;
+        });
+    }
+}

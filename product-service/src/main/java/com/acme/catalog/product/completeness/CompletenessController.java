@@ -1,0 +1,36 @@
+package com.acme.catalog.product.completeness;
+
+import java.util.Map;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Role;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code GET /v1/projection-completeness?tenant=&catalog=} (operator or consumer). */
+@RestController
+class CompletenessController {
+
+    private final CompletenessService service;
+
+    CompletenessController(CompletenessService service) {
+        this.service = service;
+    }
+
+    @GetMapping("/v1/projection-completeness")
+    Map<String, Object> completeness(@RequestParam(required = false) String tenant,
+            @RequestParam(required = false) String catalog) {
+        Access.require(Role.OPERATOR, Role.CONSUMER);
+        if (tenant == null || catalog == null) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "tenant and catalog are required");
+        }
+        StreamId s = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.OPERATOR, Role.CONSUMER);
+        return CompletenessService.toJson(service.of(s));
+    }
+}

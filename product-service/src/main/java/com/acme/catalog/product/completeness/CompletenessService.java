@@ -1,0 +1,133 @@
+package com.acme.catalog.product.completeness;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
+import com.acme.catalog.product.rebuild.Rebuild;
+import com.acme.catalog.product.rebuild.RebuildPhase;
+import com.acme.catalog.product.rebuild.RebuildService;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Service;
+
+/**
+ * Derives a stream's completeness from the serving generation's cursor, its held events and the stream's latest
+ * rebuild (docs/rebuild.md "Completeness"). Read-only; the worker part reports the rebuild runner only, and
+ * readiness does not depend on it.
+ */
+@Service
+public class CompletenessService {
+
+    /** One stream's completeness. */
+    public record Completeness(long epoch, long verifiedThrough, Instant lastSuccessfulVerification,
+            long observedSourceBoundary, CompletenessState state, String reason, boolean workerAlive,
+            Instant lastHeartbeat) {
+    }
+
+    private final CompletenessRepository repository;
+    private final RebuildService rebuilds;
+    private final MeterRegistry meters;
+    private final long heartbeatStaleMs;
+    private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
+
+    CompletenessService(CompletenessRepository repository, RebuildService rebuilds, MeterRegistry meters,
+            @Value("${product.completeness.heartbeat-stale-ms:60000}") long heartbeatStaleMs) {
+        this.repository = repository;
+        this.rebuilds = rebuilds;
+        this.meters = meters;
+        this.heartbeatStaleMs = heartbeatStaleMs;
+    }
+
+    public Completeness of(StreamId s) {
+        Optional<Serving> serving = repository.serving(s);
+        Optional<Rebuild> rebuild = rebuilds.latest(s);
+        boolean running = rebuild.isPresent() && !isFinal(rebuild.get().phase());
+        Instant heartbeat = rebuild.map(Rebuild::updatedAt).orElse(null);
+        boolean alive = running && heartbeat != null
+                && heartbeat.isAfter(Instant.now().minusMillis(heartbeatStaleMs));
+        CompletenessState state;
+        String reason = null;
+        if (serving.isEmpty()) {
+            if (running) {
+                state = rebuild.get().attempt() > 1 ? CompletenessState.RETRYING : CompletenessState.CATCHING_UP;
+                reason = "REBUILDING: " + rebuild.get().phase();
+            } else {
+                state = CompletenessState.BLOCKED;
+                reason = rebuild.isPresent() && rebuild.get().phase() == RebuildPhase.FAILED
+                        ? "REBUILD_FAILED: " + rebuild.get().error() : "NO_SERVING_GENERATION";
+            }
+            Completeness c = new Completeness(1, 0, null, 0, state, reason, alive, heartbeat);
+            gauge(s).set(state.code());
+            return c;
+        }
+        Serving g = serving.get();
+        long boundary = Math.max(g.highestSeen(), g.chainPosition());
+        if (g.parked() > 0) {
+            state = CompletenessState.BLOCKED;
+            reason = "PARKED_EVENTS: " + g.parked() + " event(s) wait for a dependency";
+        } else if (running && rebuild.get().attempt() > 1) {
+            state = CompletenessState.RETRYING;
+            reason = "REBUILD_RETRYING: attempt " + rebuild.get().attempt() + " after " + rebuild.get().error();
+        } else if (running) {
+            state = CompletenessState.CATCHING_UP;
+            reason = "REBUILDING: " + rebuild.get().phase();
+        } else if (g.appliedPosition() < boundary || g.pending() > 0) {
+            state = CompletenessState.CATCHING_UP;
+            reason = "BEHIND_OBSERVED_BOUNDARY";
+        } else {
+            state = CompletenessState.CURRENT;
+        }
+        gauge(s).set(state.code());
+        return new Completeness(g.epoch(), g.appliedPosition(), g.updatedAt(), boundary, state, reason, alive,
+                heartbeat);
+    }
+
+    /** Keeps {@code product_completeness_state} current for every known stream. */
+    @Scheduled(fixedDelayString = "${product.completeness.refresh-ms:10000}")
+    void refresh() {
+        for (StreamId s : repository.streams()) {
+            of(s);
+        }
+    }
+
+    public static Map<String, Object> toJson(Completeness c) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("epoch", c.epoch());
+        out.put("verifiedThrough", c.verifiedThrough());
+        out.put("lastSuccessfulVerification", c.lastSuccessfulVerification() == null ? null
+                : c.lastSuccessfulVerification().toString());
+        out.put("observedSourceBoundary", c.observedSourceBoundary());
+        out.put("state", c.state().name());
+        if (c.reason() != null) {
+            out.put("reason", c.reason());
+        }
+        Map<String, Object> worker = new LinkedHashMap<>();
+        worker.put("alive", c.workerAlive());
+        worker.put("lastHeartbeat", c.lastHeartbeat() == null ? null : c.lastHeartbeat().toString());
+        out.put("worker", worker);
+        return out;
+    }
+
+    private static boolean isFinal(RebuildPhase p) {
+        return p == RebuildPhase.DONE || p == RebuildPhase.FAILED || p == RebuildPhase.ABORTED;
+    }
+
+    private AtomicInteger gauge(StreamId stream) {
+        return gauges.computeIfAbsent(stream, s -> {
+            AtomicInteger value = new AtomicInteger(-1);
+            Gauge.builder("product.completeness.state", value, AtomicInteger::get)
+                    .description("0 CURRENT, 1 CATCHING_UP, 2 RETRYING, 3 BLOCKED")
+                    .tag("tenant", s.tenant()).tag("catalog", s.catalog()).register(meters);
+            return value;
+        });
+    }
+}

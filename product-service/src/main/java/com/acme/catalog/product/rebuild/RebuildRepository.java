@@ -1,0 +1,137 @@
+package com.acme.catalog.product.rebuild;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+
+import com.acme.catalog.contracts.StreamId;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/** The {@code rebuild} rows: phase and progress of each rebuild. */
+@Repository
+class RebuildRepository {
+
+    private static final String SQL_INSERT = """
+            INSERT INTO rebuild (rebuild_id, tenant, catalog, phase) VALUES (?, ?, ?, 'LEASING')
+            """;
+    private static final String SQL_FIND = """
+            SELECT rebuild_id, tenant, catalog, phase, attempt, generation_id, cursor, target, loaded_rows,
+                   applied_events, error, updated_at
+              FROM rebuild WHERE rebuild_id = ?
+            """;
+    private static final String SQL_LATEST = """
+            SELECT rebuild_id, tenant, catalog, phase, attempt, generation_id, cursor, target, loaded_rows,
+                   applied_events, error, updated_at
+              FROM rebuild WHERE tenant = ? AND catalog = ? ORDER BY created_at DESC LIMIT 1
+            """;
+    private static final String SQL_ACTIVE = """
+            SELECT rebuild_id FROM rebuild
+             WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
+            """;
+    private static final String SQL_PHASE = """
+            UPDATE rebuild SET phase = ?, updated_at = now() WHERE rebuild_id = ?
+            """;
+    private static final String SQL_RESTART = """
+            UPDATE rebuild SET phase = 'LEASING', attempt = attempt + 1, lease_id = NULL, export_id = NULL,
+                               generation_id = NULL, cursor = 0, target = NULL, loaded_rows = 0, applied_events = 0,
+                               error = ?, updated_at = now()
+             WHERE rebuild_id = ?
+            """;
+    private static final String SQL_LEASE = "UPDATE rebuild SET lease_id = ?, updated_at = now() WHERE rebuild_id = ?";
+    private static final String SQL_EXPORT = "UPDATE rebuild SET export_id = ?, updated_at = now() WHERE rebuild_id = ?";
+    private static final String SQL_LOADED = """
+            UPDATE rebuild SET generation_id = ?, loaded_rows = ?, cursor = ?, updated_at = now() WHERE rebuild_id = ?
+            """;
+    private static final String SQL_LOADED_ROWS = """
+            UPDATE rebuild SET loaded_rows = ?, updated_at = now() WHERE rebuild_id = ?
+            """;
+    private static final String SQL_PROGRESS = """
+            UPDATE rebuild SET cursor = ?, applied_events = applied_events + ?, updated_at = now() WHERE rebuild_id = ?
+            """;
+    private static final String SQL_TARGET = "UPDATE rebuild SET target = ?, updated_at = now() WHERE rebuild_id = ?";
+    private static final String SQL_FAIL = """
+            UPDATE rebuild SET phase = 'FAILED', error = ?, updated_at = now() WHERE rebuild_id = ?
+            """;
+    private static final String SQL_FAIL_ABANDONED = """
+            UPDATE rebuild SET phase = 'FAILED', error = 'the product stopped during ' || phase, updated_at = now()
+             WHERE phase NOT IN ('DONE', 'FAILED', 'ABORTED')
+            """;
+
+    private final JdbcClient jdbc;
+
+    RebuildRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    void insert(UUID id, StreamId s) {
+        jdbc.sql(SQL_INSERT).params(id, s.tenant(), s.catalog()).update();
+    }
+
+    Optional<Rebuild> find(UUID id) {
+        return jdbc.sql(SQL_FIND).params(id).query(RebuildRepository::rebuild).optional();
+    }
+
+    Optional<Rebuild> latest(StreamId s) {
+        return jdbc.sql(SQL_LATEST).params(s.tenant(), s.catalog()).query(RebuildRepository::rebuild).optional();
+    }
+
+    Optional<UUID> active(StreamId s) {
+        return jdbc.sql(SQL_ACTIVE).params(s.tenant(), s.catalog()).query(UUID.class).optional();
+    }
+
+    void phase(UUID id, RebuildPhase phase) {
+        jdbc.sql(SQL_PHASE).params(phase.name(), id).update();
+    }
+
+    void restart(UUID id, String why) {
+        jdbc.sql(SQL_RESTART).params(why, id).update();
+    }
+
+    void lease(UUID id, String leaseId) {
+        jdbc.sql(SQL_LEASE).params(leaseId, id).update();
+    }
+
+    void export(UUID id, String exportId) {
+        jdbc.sql(SQL_EXPORT).params(exportId, id).update();
+    }
+
+    void loaded(UUID id, long generationId, long rows, long cursor) {
+        jdbc.sql(SQL_LOADED).params(generationId, rows, cursor, id).update();
+    }
+
+    void loadedRows(UUID id, long rows) {
+        jdbc.sql(SQL_LOADED_ROWS).params(rows, id).update();
+    }
+
+    void progress(UUID id, long cursor, long applied) {
+        jdbc.sql(SQL_PROGRESS).params(cursor, applied, id).update();
+    }
+
+    void target(UUID id, long target) {
+        jdbc.sql(SQL_TARGET).params(target, id).update();
+    }
+
+    void fail(UUID id, String error) {
+        jdbc.sql(SQL_FAIL).params(error, id).update();
+    }
+
+    /** @return rebuilds a stopped process left unfinished, now FAILED */
+    int failAbandoned() {
+        return jdbc.sql(SQL_FAIL_ABANDONED).update();
+    }
+
+    private static Rebuild rebuild(ResultSet rs, int row) throws SQLException {
+        long g = rs.getLong("generation_id");
+        Long generation = rs.wasNull() ? null : g;
+        long t = rs.getLong("target");
+        Long target = rs.wasNull() ? null : t;
+        return new Rebuild(rs.getObject("rebuild_id", UUID.class),
+                new StreamId(rs.getString("tenant"), rs.getString("catalog")),
+                RebuildPhase.valueOf(rs.getString("phase")), rs.getInt("attempt"), generation, rs.getLong("cursor"),
+                target, rs.getLong("loaded_rows"), rs.getLong("applied_events"), rs.getString("error"),
+                rs.getTimestamp("updated_at").toInstant());
+    }
+}
