@@ -165,18 +165,8 @@ final class PruneScenario implements Scenario {
             futures.add(pool.submit(() -> {
                 while (go.getAsBoolean()) {
                     int i = counter.incrementAndGet();
-                    HttpRequest req = HttpRequest.newBuilder(URI.create(resolver.baseUrl() + "/v1/streams/" + TENANT
-                                    + "/" + CATALOG + "/items/sku-" + thread + "-" + (i % 50)))
-                            .header("Authorization", "Bearer w").header("Content-Type", "application/json")
-                            .PUT(HttpRequest.BodyPublishers.ofString("{\"attributes\":{\"name\":\"item " + i
-                                    + "\",\"price\":" + i + "}}"))
-                            .build();
-                    long start = System.nanoTime();
-                    HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
-                    lat.add(System.nanoTime() - start);
-                    if (res.statusCode() != 200) {
-                        throw new IllegalStateException("write answered " + res.statusCode() + ": " + res.body());
-                    }
+                    WriteScenario.putItem(http, resolver.baseUrl(), TENANT, CATALOG, "sku-" + thread + "-" + (i % 50), i,
+                            lat);
                 }
                 return null;
             }));

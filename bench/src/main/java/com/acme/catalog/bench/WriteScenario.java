@@ -76,21 +76,27 @@ final class WriteScenario implements Scenario {
         HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
         Latencies lat = new Latencies();
         long wall = parallel(threads, writes, (thread, i) -> {
-            String catalog = prefix + "-" + (i % streams);
-            HttpRequest req = HttpRequest.newBuilder(URI.create(resolver.baseUrl() + "/v1/streams/bench/" + catalog
-                            + "/items/sku-" + thread + "-" + (i % 50)))
-                    .header("Authorization", "Bearer w").header("Content-Type", "application/json")
-                    .PUT(HttpRequest.BodyPublishers.ofString("{\"attributes\":{\"name\":\"item " + i
-                            + "\",\"price\":" + i + "}}"))
-                    .build();
-            long t0 = System.nanoTime();
-            HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
-            lat.add(System.nanoTime() - t0);
-            if (res.statusCode() != 200) {
-                throw new IllegalStateException("write answered " + res.statusCode() + ": " + res.body());
-            }
+            putItem(http, resolver.baseUrl(), "bench", prefix + "-" + (i % streams), "sku-" + thread + "-" + (i % 50),
+                    i, lat);
         });
         return lat.summary(wall);
+    }
+
+    /** PUTs one item with the writer token {@code w}, timing it; anything but 200 fails the run. */
+    static void putItem(HttpClient http, String baseUrl, String tenant, String catalog, String itemId, int i,
+            Latencies lat) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/streams/" + tenant + "/" + catalog
+                        + "/items/" + itemId))
+                .header("Authorization", "Bearer w").header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"attributes\":{\"name\":\"item " + i + "\",\"price\":" + i
+                        + "}}"))
+                .build();
+        long t0 = System.nanoTime();
+        HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
+        lat.add(System.nanoTime() - t0);
+        if (res.statusCode() != 200) {
+            throw new IllegalStateException("write answered " + res.statusCode() + ": " + res.body());
+        }
     }
 
     /** The write path's statements, issued directly: lock, read, upsert, revision, outbox, advance, commit. */

@@ -12,12 +12,8 @@ import com.acme.catalog.resolver.stream.StreamWriter;
 import com.acme.catalog.resolver.support.ResolverIT;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.http.HttpMethod;
-import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.TestPropertySource;
-import org.springframework.web.client.RestClient;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -90,35 +86,6 @@ abstract class AbstractRetentionIT extends ResolverIT {
         return b.toString();
     }
 
-    protected Response call(HttpMethod method, String path, String token, Object body) {
-        RestClient.RequestBodySpec spec = client(token).method(method).uri(path);
-        if (body != null) {
-            spec.contentType(MediaType.APPLICATION_JSON).body(body instanceof String text ? text
-                    : json.writeValueAsString(body));
-        }
-        var entity = spec.retrieve().toEntity(String.class);
-        String text = entity.getBody();
-        JsonNode node = text == null || text.isBlank() ? json.missingNode() : json.readTree(text);
-        MediaType type = entity.getHeaders().getContentType();
-        return new Response(entity.getStatusCode().value(), node, type == null ? null : type.toString());
-    }
-
-    protected Response post(String path, String token, Object body) {
-        return call(HttpMethod.POST, path, token, body);
-    }
-
-    protected Response put(String path, String token, Object body) {
-        return call(HttpMethod.PUT, path, token, body);
-    }
-
-    protected Response get(String path, String token) {
-        return call(HttpMethod.GET, path, token, null);
-    }
-
-    protected Response delete(String path, String token) {
-        return call(HttpMethod.DELETE, path, token, null);
-    }
-
     protected Response register(String token, String consumerId, StreamId s, long epoch) {
         return post("/v1/retention/consumers", token,
                 Map.of("consumerId", consumerId, "tenant", s.tenant(), "catalog", s.catalog(), "epoch", epoch));
@@ -132,22 +99,5 @@ abstract class AbstractRetentionIT extends ResolverIT {
     protected Response lease(String token, StreamId s, long epoch, long ttlSeconds) {
         return post("/v1/retention/leases", token, Map.of("tenant", s.tenant(), "catalog", s.catalog(),
                 "epoch", epoch, "ttlSeconds", ttlSeconds, "owner", "test rebuild"));
-    }
-
-    /** An HTTP answer: status, parsed body (missing node when empty), content type. */
-    protected record Response(int status, JsonNode body, String contentType) {
-
-        String code() {
-            return body.path("code").isString() ? body.path("code").stringValue() : null;
-        }
-
-        long number(String field) {
-            return body.path(field).asLong();
-        }
-
-        String text(String field) {
-            JsonNode n = body.path(field);
-            return n.isString() ? n.stringValue() : null;
-        }
     }
 }
