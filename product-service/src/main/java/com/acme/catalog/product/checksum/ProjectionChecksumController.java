@@ -1,11 +1,12 @@
 package com.acme.catalog.product.checksum;
 
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
+import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.web.Access;
@@ -48,23 +49,16 @@ class ProjectionChecksumController {
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
         return snapshot.execute(status -> {
             Optional<GenerationCursor> serving = generations.serving(s);
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("epoch", serving.map(GenerationCursor::epoch).orElse(1L));
-            out.put("position", serving.map(GenerationCursor::appliedPosition).orElse(0L));
-            out.put("profile", AcceptedStateChecksum.PROFILE);
-            Map<String, Object> t = new LinkedHashMap<>();
+            Map<Table, TableChecksum> tables = new EnumMap<>(Table.class);
             if (serving.isPresent()) {
-                Map<Table, TableChecksum> tables = checksums.compute(serving.get().generationId());
-                tables.forEach((table, sum) -> t.put(table.name(),
-                        Map.of("rows", sum.rows(), "sha256", sum.sha256())));
+                tables = checksums.compute(serving.get().generationId());
             } else {
                 for (Table table : Table.values()) {
-                    TableChecksum empty = new AcceptedStateChecksum.Accumulator(table).finish();
-                    t.put(table.name(), Map.of("rows", empty.rows(), "sha256", empty.sha256()));
+                    tables.put(table, new AcceptedStateChecksum.Accumulator(table).finish());
                 }
             }
-            out.put("tables", t);
-            return out;
+            return ChecksumQuery.answer(serving.map(GenerationCursor::epoch).orElse(1L),
+                    serving.map(GenerationCursor::appliedPosition).orElse(0L), tables);
         });
     }
 }

@@ -1,12 +1,11 @@
 package com.acme.catalog.product.checksum;
 
-import java.util.EnumMap;
 import java.util.Map;
 
 import javax.sql.DataSource;
 
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Accumulator;
+import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 
@@ -48,19 +47,6 @@ public class ProjectionChecksumRepository {
 
     /** @return every table of the profile with its row count and SHA-256, in the profile's table order */
     public Map<Table, TableChecksum> compute(long generationId) {
-        Map<Table, TableChecksum> out = new EnumMap<>(Table.class);
-        for (Table table : Table.values()) {
-            Accumulator acc = new Accumulator(table);
-            int columns = table.columns().size();
-            streaming.query(SQL.get(table), rs -> {
-                Object[] fields = new Object[columns];
-                for (int i = 0; i < columns; i++) {
-                    fields[i] = rs.getObject(i + 1);
-                }
-                acc.row(fields);
-            }, generationId);
-            out.put(table, acc.finish());
-        }
-        return out;
+        return ChecksumQuery.compute(streaming, SQL, generationId);
     }
 }

@@ -1,12 +1,9 @@
 package com.acme.catalog.resolver.export;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.stream.Cursor;
@@ -42,15 +39,7 @@ class StateChecksumController {
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
         return snapshot.execute(status -> {
             Cursor c = cursors.read(s).orElse(null);
-            Map<Table, TableChecksum> tables = checksums.compute(s);
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("epoch", c == null ? 1 : c.epoch());
-            out.put("position", c == null ? 0 : c.position());
-            out.put("profile", AcceptedStateChecksum.PROFILE);
-            Map<String, Object> t = new LinkedHashMap<>();
-            tables.forEach((table, sum) -> t.put(table.name(), Map.of("rows", sum.rows(), "sha256", sum.sha256())));
-            out.put("tables", t);
-            return out;
+            return ChecksumQuery.answer(c == null ? 1 : c.epoch(), c == null ? 0 : c.position(), checksums.compute(s));
         });
     }
 }
