@@ -59,7 +59,8 @@ class OutboxRelay implements SmartLifecycle {
         this.repo = repo;
         this.props = props;
         this.dataSource = dataSource;
-        this.http = HttpClient.newBuilder().connectTimeout(props.timeout()).build();
+        // HTTP/1.1: the default would offer an h2c upgrade on every new connection to a plain-http consumer
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(props.timeout()).build();
         this.deliveredEvents = Counter.builder("resolver.relay.delivered.events")
                 .description("events delivered to consumers (a redelivery counts again)").register(registry);
         this.failedDeliveries = Counter.builder("resolver.relay.failed.deliveries")
