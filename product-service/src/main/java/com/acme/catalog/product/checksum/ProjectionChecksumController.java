@@ -4,6 +4,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 
+import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
 import com.acme.catalog.contracts.checksum.ChecksumQuery;
@@ -15,7 +16,6 @@ import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -36,9 +36,7 @@ class ProjectionChecksumController {
 
     ProjectionChecksumController(PlatformTransactionManager tm, GenerationRepository generations,
             ProjectionChecksumRepository checksums) {
-        this.snapshot = new TransactionTemplate(tm);
-        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
-        this.snapshot.setReadOnly(true);
+        this.snapshot = Snapshots.readOnly(tm);
         this.generations = generations;
         this.checksums = checksums;
     }

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
@@ -12,7 +13,6 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.serving.CatalogRepository.PublicItem;
 
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -40,9 +40,7 @@ class CatalogController {
     CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, ObjectMapper json,
             @Value("${product.serving.max-search-limit:100}") int maxLimit) {
         this.catalog = catalog;
-        this.readOnly = new TransactionTemplate(transactions);
-        this.readOnly.setReadOnly(true);
-        this.readOnly.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+        this.readOnly = Snapshots.readOnly(transactions);
         this.json = json;
         this.maxLimit = maxLimit;
     }

@@ -3,6 +3,7 @@ package com.acme.catalog.resolver.export;
 import java.util.List;
 import java.util.UUID;
 
+import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
@@ -16,7 +17,6 @@ import com.acme.catalog.resolver.stream.CursorRepository;
 
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -39,9 +39,7 @@ class CatchUpService {
         this.cursors = cursors;
         this.outbox = outbox;
         this.properties = properties;
-        this.snapshot = new TransactionTemplate(tm);
-        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
-        this.snapshot.setReadOnly(true);
+        this.snapshot = Snapshots.readOnly(tm);
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.zip.GZIPOutputStream;
 
 import javax.sql.DataSource;
 
+import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
@@ -37,7 +38,6 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -82,9 +82,7 @@ class SnapshotExporter {
 
     SnapshotExporter(PlatformTransactionManager tm, DataSource dataSource, CursorRepository cursors, JdbcClient jdbc,
             ObjectStore store, ExportProperties properties) {
-        this.snapshot = new TransactionTemplate(tm);
-        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
-        this.snapshot.setReadOnly(true);
+        this.snapshot = Snapshots.readOnly(tm);
         this.dataSource = dataSource;
         this.cursors = cursors;
         this.jdbc = jdbc;

@@ -2,6 +2,7 @@ package com.acme.catalog.resolver.export;
 
 import java.util.Map;
 
+import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.web.Access;
@@ -10,7 +11,6 @@ import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -26,9 +26,7 @@ class StateChecksumController {
 
     StateChecksumController(PlatformTransactionManager tm, CursorRepository cursors,
             StateChecksumRepository checksums) {
-        this.snapshot = new TransactionTemplate(tm);
-        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
-        this.snapshot.setReadOnly(true);
+        this.snapshot = Snapshots.readOnly(tm);
         this.cursors = cursors;
         this.checksums = checksums;
     }

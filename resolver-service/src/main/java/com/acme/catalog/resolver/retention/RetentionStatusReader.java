@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
@@ -17,7 +18,6 @@ import com.acme.catalog.resolver.retention.RetentionStatus.LeaseView;
 
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Reads {@link RetentionStatus} in one REPEATABLE READ snapshot, so cursor, P and outbox rows agree. */
@@ -35,9 +35,7 @@ class RetentionStatusReader {
     RetentionStatusReader(PlatformTransactionManager txManager, RetentionRepository retention,
             ConsumerRepository consumers, LeaseRepository leases, RetainedOutboxRepository outbox,
             RetentionProperties properties, Clock clock) {
-        this.snapshot = new TransactionTemplate(txManager);
-        this.snapshot.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
-        this.snapshot.setReadOnly(true);
+        this.snapshot = Snapshots.readOnly(txManager);
         this.retention = retention;
         this.consumers = consumers;
         this.leases = leases;
