@@ -7,6 +7,7 @@ import com.acme.catalog.contracts.ProblemCode;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,6 +17,7 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -59,6 +61,26 @@ public class SharedWebConfiguration {
                                 "this token may not do that", req.getRequestURI())))
                 .addFilterBefore(new BearerTokenFilter(tokens), AnonymousAuthenticationFilter.class);
         return http.build();
+    }
+
+    /**
+     * The security firewall refuses paths a client could use to smuggle ids past validation (encoded {@code %},
+     * {@code /} or {@code ;}, double slashes, {@code ..}). Those are ids no endpoint accepts: 400 INVALID_ID as
+     * problem+json, like every other bad id, instead of the servlet container's default error page.
+     */
+    @Bean
+    RequestRejectedHandler problemJsonRequestRejectedHandler(ObjectMapper json) {
+        return (req, res, ex) -> Problems.write(res, json, ProblemCode.INVALID_ID,
+                "the request path was refused: " + ex.getMessage(), req.getRequestURI());
+    }
+
+    /**
+     * Tomcat answers an encoded {@code /} in a path with its own HTML 400 before any filter runs; passing it through
+     * lets the firewall above refuse it as problem+json. Nothing decodes it: it never reaches a controller.
+     */
+    @Bean
+    TomcatConnectorCustomizer encodedSlashReachesTheFirewall() {
+        return connector -> connector.setEncodedSolidusHandling("passthrough");
     }
 
     @Bean
