@@ -35,7 +35,7 @@ public final class ServiceProcess implements AutoCloseable {
         pb.environment().putAll(env);
         pb.environment().put("SERVER_PORT", Integer.toString(port));
         ServiceProcess sp = new ServiceProcess(pb.start(), port, log);
-        sp.awaitHealthy(Duration.ofSeconds(90));
+        sp.awaitHealthy(Duration.ofSeconds(180));
         return sp;
     }
 
