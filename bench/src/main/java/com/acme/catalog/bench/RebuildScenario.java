@@ -54,14 +54,14 @@ final class RebuildScenario implements Scenario {
     @Override
     public String description() {
         return "product rebuild of N items + T tail events vs raw COPY out/in + indexes "
-                + "[--items=1000000 --tail=100000 --page-limit=1000 --resolver-page-limit=5000]";
+                + "[--items=1000000 --tail=100000 --page-limit=5000 --resolver-page-limit=5000]";
     }
 
     @Override
     public Map<String, Object> run(Options o) throws Exception {
         int items = o.integer("items", 1_000_000);
         int tail = o.integer("tail", 100_000);
-        int pageLimit = o.integer("page-limit", 1000);
+        int pageLimit = o.integer("page-limit", 5000);
         int resolverPageLimit = o.integer("resolver-page-limit", 5000);
         String memory = o.string("maintenance-work-mem", "256MB");
         Map<String, Object> out = new LinkedHashMap<>();
@@ -260,6 +260,7 @@ final class RebuildScenario implements Scenario {
                         + "item_id text, attributes jsonb, wire text, chain_digest text) ON COMMIT DROP");
                 new CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class))
                         .copyIn("COPY tail FROM STDIN WITH (FORMAT csv)", new java.io.StringReader(csv.toString()));
+                st.execute("ANALYZE tail");
                 st.execute("""
                         INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id,
                                             transaction_ordinal, transaction_count, event_type, aggregate_type,
