@@ -15,6 +15,11 @@ import org.springframework.stereotype.Repository;
 @Repository
 class RebuildRepository {
 
+    /** Adds the time since phase_started_at to the phase being left (phase_ms), then starts the new phase. */
+    private static final String CLOSE_PHASE = """
+            phase_ms = phase_ms || jsonb_build_object(phase, coalesce((phase_ms ->> phase)::bigint, 0)
+                       + (extract(epoch FROM clock_timestamp() - phase_started_at) * 1000)::bigint),
+            phase_started_at = clock_timestamp()""";
     private static final String SQL_INSERT = """
             INSERT INTO rebuild (rebuild_id, tenant, catalog, phase) VALUES (?, ?, ?, 'LEASING')
             """;
@@ -32,11 +37,6 @@ class RebuildRepository {
             SELECT rebuild_id FROM rebuild
              WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
             """;
-    /** Adds the time since phase_started_at to the phase being left (phase_ms), then starts the new phase. */
-    private static final String CLOSE_PHASE = """
-            phase_ms = phase_ms || jsonb_build_object(phase, coalesce((phase_ms ->> phase)::bigint, 0)
-                       + (extract(epoch FROM clock_timestamp() - phase_started_at) * 1000)::bigint),
-            phase_started_at = clock_timestamp()""";
     private static final String SQL_PHASE = "UPDATE rebuild SET phase = ?, " + CLOSE_PHASE
             + ", updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_STEPS = """
@@ -54,9 +54,8 @@ class RebuildRepository {
     private static final String SQL_RESTART = """
             UPDATE rebuild SET phase = 'LEASING', attempt = attempt + 1, lease_id = NULL, export_id = NULL,
                                generation_id = NULL, cursor = 0, target = NULL, loaded_rows = 0, applied_events = 0,
-                               error = ?, updated_at = now()
-             WHERE rebuild_id = ?
-            """;
+                               error = ?, updated_at = now(),
+            """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
     private static final String SQL_LEASE = "UPDATE rebuild SET lease_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_EXPORT = "UPDATE rebuild SET export_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_LOADED = """

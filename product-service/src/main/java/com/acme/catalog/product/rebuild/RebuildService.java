@@ -236,8 +236,12 @@ public class RebuildService {
 
             phase(id, stream, RebuildPhase.LOADING);
             long loadStart = System.nanoTime();
-            ShadowLoader.Loaded loaded = loader.load(stream, manifestKey, manifest,
-                    rows -> rebuilds.loadedRows(id, rows));
+            ShadowLoader.Loaded loaded;
+            // the load makes no resolver call and may outlast the lease's TTL: renew it meanwhile
+            try (LeaseKeeper keeper = new LeaseKeeper(() -> resolver.renewLease(leaseId, leaseTtlSeconds),
+                    leaseTtlSeconds * 1000 / 3)) {
+                loaded = loader.load(stream, manifestKey, manifest, rows -> rebuilds.loadedRows(id, rows));
+            }
             generation = loaded.generationId();
             rebuilds.loaded(id, generation, loaded.rows(), manifest.cursor());
             throughput.loaded(stream, loaded.rows(), System.nanoTime() - loadStart);
