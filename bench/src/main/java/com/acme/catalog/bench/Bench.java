@@ -20,6 +20,7 @@ public final class Bench {
         register(new ExportScenario());
         register(new BootstrapScenario());
         register(new PropagationScenario());
+        register(new RebuildScenario());
     }
 
     private Bench() {

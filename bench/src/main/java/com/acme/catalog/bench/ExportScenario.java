@@ -192,7 +192,7 @@ final class ExportScenario implements Scenario {
         return Latencies.round(nanos / 1e9);
     }
 
-    private static void deleteTree(Path dir) throws Exception {
+    static void deleteTree(Path dir) throws Exception {
         if (!Files.exists(dir)) {
             return;
         }

@@ -87,6 +87,20 @@ class RebuildSystemIT {
             assertThat(writesDuring).as("writes while the rebuild ran").isPositive();
             assertThat(done.path("appliedEvents").longValue()).as("events caught up after the export").isPositive();
             System.err.println("rebuild " + done + " with " + writesDuring + " writes during it");
+            for (String phase : List.of("LEASING", "EXPORTING", "LOADING", "CATCHING_UP", "CUTTING_OVER")) {
+                assertThat(done.path("phaseMillis").path(phase).isIntegralNumber()).as("%s timed", phase).isTrue();
+            }
+            for (String step : List.of("load.copy", "load.indexes", "load.attach", "catchUp.fetch", "catchUp.apply")) {
+                assertThat(done.path("stepMillis").path(step).isIntegralNumber()).as("%s timed", step).isTrue();
+            }
+            String metrics = sys.call("GET", sys.productUrl() + "/actuator/prometheus", null, null).body();
+            assertThat(metric(metrics, "product_rebuild_loaded_rows_total")).isEqualTo(done.path("loadedRows")
+                    .doubleValue());
+            assertThat(metric(metrics, "product_rebuild_caught_up_events_total")).isEqualTo(done
+                    .path("appliedEvents").doubleValue());
+            assertThat(metric(metrics, "product_rebuild_load_rows_per_second")).isPositive();
+            assertThat(metric(metrics, "product_rebuild_catchup_events_per_second")).isPositive();
+            assertThat(metric(metrics, "product_rebuild_phase")).isEqualTo(5.0);
 
             // live deliveries continue into the new generation after the cutover
             Thread.sleep(500);
@@ -129,6 +143,17 @@ class RebuildSystemIT {
             assertThat(TwoServices.scalar(sys.resolverDb,
                     "SELECT count(*) FROM resolver.retention_lease WHERE released_at IS NULL")).isZero();
         }
+    }
+
+    /** The value of the stream's sample of {@code name} in a Prometheus scrape. */
+    private static double metric(String scrape, String name) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(name + "{") && line.contains("catalog=\"" + C + "\"")
+                    && line.contains("tenant=\"" + T + "\"")) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        throw new AssertionError(name + " not in the scrape");
     }
 
     @Test

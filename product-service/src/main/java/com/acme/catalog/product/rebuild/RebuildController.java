@@ -18,10 +18,13 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** {@code POST /v1/rebuilds} and {@code GET /v1/rebuilds/{id}} (role operator). */
 @RestController
 class RebuildController {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final RebuildService service;
 
@@ -65,6 +68,10 @@ class RebuildController {
         if (r.error() != null) {
             out.put("error", r.error());
         }
+        service.timings(id).ifPresent(t -> {
+            out.put("phaseMillis", JSON.readTree(t.phaseMillisJson()));
+            out.put("stepMillis", JSON.readTree(t.stepMillisJson()));
+        });
         return out;
     }
 }

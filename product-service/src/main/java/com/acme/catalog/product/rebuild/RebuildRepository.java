@@ -2,6 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -14,6 +15,11 @@ import org.springframework.stereotype.Repository;
 @Repository
 class RebuildRepository {
 
+    /** Adds the time since phase_started_at to the phase being left (phase_ms), then starts the new phase. */
+    private static final String CLOSE_PHASE = """
+            phase_ms = phase_ms || jsonb_build_object(phase, coalesce((phase_ms ->> phase)::bigint, 0)
+                       + (extract(epoch FROM clock_timestamp() - phase_started_at) * 1000)::bigint),
+            phase_started_at = clock_timestamp()""";
     private static final String SQL_INSERT = """
             INSERT INTO rebuild (rebuild_id, tenant, catalog, phase) VALUES (?, ?, ?, 'LEASING')
             """;
@@ -31,15 +37,25 @@ class RebuildRepository {
             SELECT rebuild_id FROM rebuild
              WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
             """;
-    private static final String SQL_PHASE = """
-            UPDATE rebuild SET phase = ?, updated_at = now() WHERE rebuild_id = ?
+    private static final String SQL_PHASE = "UPDATE rebuild SET phase = ?, " + CLOSE_PHASE
+            + ", updated_at = now() WHERE rebuild_id = ?";
+    private static final String SQL_STEPS = """
+            UPDATE rebuild SET step_ms = step_ms || ?::jsonb, updated_at = now() WHERE rebuild_id = ?
+            """;
+    /** Per-phase milliseconds, the running phase's time so far included. */
+    private static final String SQL_TIMINGS = """
+            SELECT CASE WHEN phase IN ('DONE', 'FAILED', 'ABORTED') THEN phase_ms
+                        ELSE phase_ms || jsonb_build_object(phase, coalesce((phase_ms ->> phase)::bigint, 0)
+                             + (extract(epoch FROM clock_timestamp() - phase_started_at) * 1000)::bigint)
+                   END::text,
+                   step_ms::text
+              FROM rebuild WHERE rebuild_id = ?
             """;
     private static final String SQL_RESTART = """
             UPDATE rebuild SET phase = 'LEASING', attempt = attempt + 1, lease_id = NULL, export_id = NULL,
                                generation_id = NULL, cursor = 0, target = NULL, loaded_rows = 0, applied_events = 0,
-                               error = ?, updated_at = now()
-             WHERE rebuild_id = ?
-            """;
+                               error = ?, updated_at = now(),
+            """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
     private static final String SQL_LEASE = "UPDATE rebuild SET lease_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_EXPORT = "UPDATE rebuild SET export_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_LOADED = """
@@ -53,8 +69,8 @@ class RebuildRepository {
             """;
     private static final String SQL_TARGET = "UPDATE rebuild SET target = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_FAIL = """
-            UPDATE rebuild SET phase = 'FAILED', error = ?, updated_at = now() WHERE rebuild_id = ?
-            """;
+            UPDATE rebuild SET phase = 'FAILED', error = ?, updated_at = now(),
+            """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
     private static final String SQL_FAIL_ABANDONED = """
             UPDATE rebuild SET phase = 'FAILED', error = 'the product stopped during ' || phase, updated_at = now()
              WHERE phase NOT IN ('DONE', 'FAILED', 'ABORTED')
@@ -112,6 +128,24 @@ class RebuildRepository {
 
     void target(UUID id, long target) {
         jdbc.sql(SQL_TARGET).params(target, id).update();
+    }
+
+    /** Records step durations (milliseconds by step name), replacing earlier values of the same steps. */
+    void steps(UUID id, Map<String, Long> millis) {
+        StringBuilder json = new StringBuilder("{");
+        millis.forEach((k, v) -> json.append(json.length() > 1 ? "," : "").append('"').append(k).append("\":")
+                .append(v));
+        jdbc.sql(SQL_STEPS).params(json.append('}').toString(), id).update();
+    }
+
+    /** @return phase and step durations in milliseconds, as JSON objects; empty for an unknown rebuild */
+    Optional<Timings> timings(UUID id) {
+        return jdbc.sql(SQL_TIMINGS).params(id).query((rs, n) -> new Timings(rs.getString(1), rs.getString(2)))
+                .optional();
+    }
+
+    /** Durations as the row holds them: JSON objects of milliseconds by phase name and by step name. */
+    record Timings(String phaseMillisJson, String stepMillisJson) {
     }
 
     void fail(UUID id, String error) {

@@ -1,6 +1,7 @@
 package com.acme.catalog.product.rebuild;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -70,6 +71,7 @@ public class RebuildService {
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
     private final MeterRegistry meters;
+    private final RebuildMetrics throughput;
     private final ExecutorService workers;
     private final Map<StreamId, AtomicInteger> phaseGauges = new ConcurrentHashMap<>();
     private final long leaseTtlSeconds;
@@ -80,6 +82,7 @@ public class RebuildService {
     RebuildService(RebuildRepository rebuilds, ResolverExportClient resolver, ShadowLoader loader,
             GenerationRetirer retirer, GenerationRepository generations, EventApplier applier, DeliveryParser parser,
             ObjectStore store, JdbcClient jdbc, PlatformTransactionManager tm, MeterRegistry meters,
+            RebuildMetrics throughput,
             @Value("${product.rebuild.lease-ttl-seconds:120}") long leaseTtlSeconds,
             @Value("${product.rebuild.page-limit:1000}") int pageLimit,
             @Value("${product.rebuild.max-attempts:3}") int maxAttempts,
@@ -96,6 +99,7 @@ public class RebuildService {
         this.jdbc = jdbc;
         this.tx = new TransactionTemplate(tm);
         this.meters = meters;
+        this.throughput = throughput;
         this.leaseTtlSeconds = leaseTtlSeconds;
         this.pageLimit = pageLimit;
         this.maxAttempts = maxAttempts;
@@ -122,6 +126,11 @@ public class RebuildService {
 
     public Optional<Rebuild> find(UUID id) {
         return rebuilds.find(id);
+    }
+
+    /** @return the rebuild's phase and step durations */
+    Optional<RebuildRepository.Timings> timings(UUID id) {
+        return rebuilds.timings(id);
     }
 
     /** @return the stream's most recent rebuild, running or finished */
@@ -200,6 +209,8 @@ public class RebuildService {
         boolean cutOver;
         long target;
         long epoch;
+        long catchUpStart;
+        long caughtUpEvents;
 
         Attempt(UUID id, StreamId stream) {
             this.id = id;
@@ -224,22 +235,40 @@ public class RebuildService {
             }
 
             phase(id, stream, RebuildPhase.LOADING);
-            ShadowLoader.Loaded loaded = loader.load(stream, manifestKey, manifest,
-                    rows -> rebuilds.loadedRows(id, rows));
+            long loadStart = System.nanoTime();
+            ShadowLoader.Loaded loaded;
+            // the load makes no resolver call and may outlast the lease's TTL: renew it meanwhile
+            try (LeaseKeeper keeper = new LeaseKeeper(() -> resolver.renewLease(leaseId, leaseTtlSeconds),
+                    leaseTtlSeconds * 1000 / 3)) {
+                loaded = loader.load(stream, manifestKey, manifest, rows -> rebuilds.loadedRows(id, rows));
+            }
             generation = loaded.generationId();
             rebuilds.loaded(id, generation, loaded.rows(), manifest.cursor());
+            throughput.loaded(stream, loaded.rows(), System.nanoTime() - loadStart);
+            Map<String, Long> loadSteps = new LinkedHashMap<>();
+            loaded.stepMillis().forEach((step, ms) -> loadSteps.put("load." + step, ms));
+            rebuilds.steps(id, loadSteps);
             resolver.renewLease(leaseId, leaseTtlSeconds);
 
             phase(id, stream, RebuildPhase.CATCHING_UP);
+            catchUpStart = System.nanoTime();
+            long fetchNanos = 0;
+            long applyNanos = 0;
             while (true) {
+                long t0 = System.nanoTime();
                 GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(generation).orElseThrow());
                 EventPage page = resolver.events(stream, shadow.chainPosition(), leaseId, epoch, pageLimit);
-                applyPage(page, shadow.chainDigest());
+                long t1 = System.nanoTime();
+                caughtUp(applyPage(page, shadow.chainDigest()));
+                fetchNanos += t1 - t0;
+                applyNanos += System.nanoTime() - t1;
                 resolver.renewLease(leaseId, leaseTtlSeconds);
                 if (page.through() >= page.head()) {
                     break;
                 }
             }
+            rebuilds.steps(id, Map.of("catchUp.fetch", fetchNanos / 1_000_000, "catchUp.apply",
+                    applyNanos / 1_000_000, "catchUp.events", caughtUpEvents));
 
             phase(id, stream, RebuildPhase.CUTTING_OVER);
             cutover();
@@ -276,11 +305,21 @@ public class RebuildService {
             }
         }
 
-        /** Verifies the page's chain from the shadow's digest and applies it in one transaction. */
-        private void applyPage(EventPage page, String digestAtAfter) {
+        /** Counts events applied by catch-up or cutover into the throughput metrics. */
+        private void caughtUp(int events) {
+            caughtUpEvents += events;
+            throughput.caughtUp(stream, events, caughtUpEvents, System.nanoTime() - catchUpStart);
+        }
+
+        /**
+         * Verifies the page's chain from the shadow's digest and applies it in one transaction.
+         *
+         * @return the number of events applied
+         */
+        private int applyPage(EventPage page, String digestAtAfter) {
             List<EventWire.Split> splits = page.verify(digestAtAfter);
             if (splits.isEmpty()) {
-                return;
+                return 0;
             }
             List<IntegrationEvent> events = new ArrayList<>(splits.size());
             for (EventWire.Split split : splits) {
@@ -297,6 +336,7 @@ public class RebuildService {
                 return result.cursor();
             });
             rebuilds.progress(id, after.appliedPosition(), events.size());
+            return events.size();
         }
 
         /**
@@ -320,6 +360,7 @@ public class RebuildService {
                         shadow = applier.apply(shadow, events).cursor();
                         generations.saveCursor(shadow);
                         rebuilds.progress(id, shadow.appliedPosition(), events.size());
+                        caughtUp(events.size());
                     }
                     if (page.through() >= page.head()) {
                         break;

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongConsumer;
 
@@ -17,10 +18,11 @@ import com.acme.catalog.contracts.export.CorruptExportException;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportObjectReader;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
-import com.acme.catalog.product.projection.ProjectionWriter;
+import com.acme.catalog.product.projection.GenerationRepository;
 
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -28,12 +30,16 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Loads an export into a new BUILDING generation, all in one transaction (the partitions are created in it too, so
- * any failure leaves nothing behind): every object is streamed through the verifying reader (size, SHA-256, row
- * count, header, profile checksum) and {@code COPY … FROM STDIN} into a temporary table, each table's checksum is
- * compared with the manifest's {@code stateChecksum}, then the rows go into the generation's partitions with the
- * export's epoch and position W, together with the derived rows (each aggregate's current revision, the items
- * each release names) and the public view. The generation's cursor is set to W with the manifest's chain digest.
+ * Loads an export into a new BUILDING generation, all in one transaction (its tables are created in it too, so any
+ * failure leaves nothing behind, and nobody else sees them before the commit). The generation's tables are created
+ * plain, without secondary indexes and not attached: every object is streamed through the verifying reader (size,
+ * SHA-256, row count, header, profile checksum) and {@code COPY … FROM STDIN (FREEZE)} straight into its table with
+ * the export's epoch and position W; each table's checksum must equal the manifest's {@code stateChecksum}. Then
+ * the derived rows (each aggregate's current revision, the items each release names) and the public view are
+ * computed set-wise, every index is built once over the loaded rows (btree sorts, the search GIN index in one
+ * build), and the tables are attached as the generation's partitions: the bound CHECK spares ATTACH its
+ * validation scan and the parents adopt the indexes. The generation's cursor is set to W with the manifest's chain
+ * digest. Readers follow the serving pointer, so they never see the shadow before the cutover.
  */
 @Component
 class ShadowLoader {
@@ -41,56 +47,62 @@ class ShadowLoader {
     private static final String SQL_INSERT_GENERATION = """
             INSERT INTO generation (tenant, catalog, epoch, status) VALUES (?, ?, ?, 'BUILDING') RETURNING generation_id
             """;
-    private static final String SQL_CREATE_PARTITIONS = "SELECT create_generation_partitions(?)";
-    private static final Map<Table, String> SQL_STAGE = Map.of(
-            Table.items, "CREATE TEMP TABLE load_items (item_id text, revision integer, deleted boolean, "
-                    + "attributes jsonb) ON COMMIT DROP",
-            Table.mappings, "CREATE TEMP TABLE load_mappings (mapping_id text, revision integer, source text, "
-                    + "target text) ON COMMIT DROP",
-            Table.policies, "CREATE TEMP TABLE load_policies (policy_id text, revision integer, rules jsonb) "
-                    + "ON COMMIT DROP",
-            Table.releases, "CREATE TEMP TABLE load_releases (release_id text, revision integer, visibility text, "
-                    + "items jsonb) ON COMMIT DROP");
-    /** Per statement: generation (?), epoch (?), position W (?). */
-    private static final String[] SQL_MOVE = {
+    private static final String SQL_MAINTENANCE_MEMORY = "SELECT set_config('maintenance_work_mem', ?, true)";
+    /** The columns COPY fills besides the object's own: generation, epoch, position W (in the line's tail). */
+    private static final String COPY_TAIL_COLUMNS = ", generation_id, epoch, position";
+    /** The projection table each export table is loaded into. */
+    private static final Map<Table, String> PARTITION_OF = Map.of(Table.items, "item", Table.mappings, "mapping",
+            Table.policies, "policy", Table.releases, "release");
+
+    /** Derived rows; {@code %1$d} is the generation: every table named is that generation's plain table. */
+    private static final String[] SQL_DERIVE = {
         """
-        INSERT INTO item (generation_id, item_id, revision, attributes, deleted, epoch, position)
-        SELECT ?, item_id, revision, attributes, deleted, ?, ? FROM load_items
-        """,
-        """
-        INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
-        SELECT ?, mapping_id, revision, source, target, ?, ? FROM load_mappings
-        """,
-        """
-        INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
-        SELECT ?, policy_id, revision, rules, ?, ? FROM load_policies
-        """,
-        """
-        INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
-        SELECT ?, release_id, revision, visibility, items, ?, ? FROM load_releases
-        """,
-        """
-        INSERT INTO aggregate_revision (generation_id, aggregate_type, aggregate_id, revision, content, deleted,
-                                        epoch, position, event_id)
-        SELECT ?, 'item', item_id, revision,
+        INSERT INTO aggregate_revision_g%1$d (generation_id, aggregate_type, aggregate_id, revision, content, deleted,
+                                              epoch, position, event_id)
+        SELECT generation_id, 'item', item_id, revision,
                CASE WHEN deleted THEN '{}'::jsonb ELSE jsonb_build_object('attributes', attributes) END, deleted,
-               ?, ?, '00000000-0000-0000-0000-000000000000'::uuid FROM load_items
+               epoch, position, '00000000-0000-0000-0000-000000000000'::uuid FROM item_g%1$d
         UNION ALL
-        SELECT ?, 'mapping', mapping_id, revision, jsonb_build_object('source', source, 'target', target), false,
-               ?, ?, '00000000-0000-0000-0000-000000000000'::uuid FROM load_mappings
+        SELECT generation_id, 'mapping', mapping_id, revision, jsonb_build_object('source', source, 'target', target),
+               false, epoch, position, '00000000-0000-0000-0000-000000000000'::uuid FROM mapping_g%1$d
         UNION ALL
-        SELECT ?, 'policy', policy_id, revision, jsonb_build_object('rules', rules), false,
-               ?, ?, '00000000-0000-0000-0000-000000000000'::uuid FROM load_policies
+        SELECT generation_id, 'policy', policy_id, revision, jsonb_build_object('rules', rules), false,
+               epoch, position, '00000000-0000-0000-0000-000000000000'::uuid FROM policy_g%1$d
         UNION ALL
-        SELECT ?, 'release', release_id, revision, jsonb_build_object('visibility', visibility, 'items', items),
-               false, ?, ?, '00000000-0000-0000-0000-000000000000'::uuid FROM load_releases
+        SELECT generation_id, 'release', release_id, revision,
+               jsonb_build_object('visibility', visibility, 'items', items), false, epoch, position,
+               '00000000-0000-0000-0000-000000000000'::uuid FROM release_g%1$d
+        """,
+        // the items each release names, at the highest revision it lists
+        """
+        INSERT INTO release_item_g%1$d (generation_id, release_id, item_id, revision)
+        SELECT r.generation_id, r.release_id, ref ->> 'itemId', max((ref ->> 'revision')::integer)
+          FROM release_g%1$d r CROSS JOIN LATERAL jsonb_array_elements(r.items) AS ref
+         GROUP BY r.generation_id, r.release_id, ref ->> 'itemId'
         """};
-    /** The items each release names, at the highest revision it lists; generation (?). */
-    private static final String SQL_RELEASE_ITEMS = """
-            INSERT INTO release_item (generation_id, release_id, item_id, revision)
-            SELECT ?, r.release_id, ref ->> 'itemId', max((ref ->> 'revision')::integer)
-              FROM load_releases r CROSS JOIN LATERAL jsonb_array_elements(r.items) AS ref
-             GROUP BY r.release_id, ref ->> 'itemId'
+    /** The tables the public view is computed from; analysed first so the planner joins them by hashing. */
+    private static final String[] PUBLIC_VIEW_INPUTS = {"item", "release", "release_item", "aggregate_revision"};
+    /**
+     * The public view over the loaded rows: the rule of {@code ProjectionRepository}'s public view (an item is
+     * public as the revision its latest PUBLIC release names, unless deleted), over this generation's plain tables.
+     * ShadowLoaderIT checks the two agree.
+     */
+    private static final String SQL_PUBLIC_VIEW = """
+            INSERT INTO public_item_g%1$d (generation_id, item_id, revision, release_id, release_epoch,
+                                           release_position, attributes, document)
+            SELECT DISTINCT ON (ri.item_id)
+                   ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch, r.position,
+                   ar.content -> 'attributes',
+                   setweight(to_tsvector('english', coalesce(ar.content #>> '{attributes,name}', '')), 'A')
+                   || setweight(jsonb_to_tsvector('english', ar.content -> 'attributes', '["string"]'), 'B')
+                   || setweight(to_tsvector('simple', ri.item_id), 'C')
+              FROM release_item_g%1$d ri
+              JOIN release_g%1$d r ON r.release_id = ri.release_id
+              JOIN item_g%1$d i ON i.item_id = ri.item_id
+              JOIN aggregate_revision_g%1$d ar ON ar.aggregate_type = 'item' AND ar.aggregate_id = ri.item_id
+                                              AND ar.revision = ri.revision
+             WHERE r.visibility = 'PUBLIC' AND NOT i.deleted AND NOT ar.deleted
+             ORDER BY ri.item_id, r.epoch DESC, r.position DESC
             """;
     private static final String SQL_SET_CURSOR = """
             UPDATE generation
@@ -99,23 +111,29 @@ class ShadowLoader {
              WHERE generation_id = ?
             """;
 
-    /** What a load produced. */
-    record Loaded(long generationId, long rows) {
+    /**
+     * What a load produced; {@code stepMillis}: wall time of {@code copy} (read, verify and COPY every object),
+     * {@code derive} (revisions, release items, statistics), {@code publicView}, {@code indexes}, {@code attach}.
+     */
+    record Loaded(long generationId, long rows, Map<String, Long> stepMillis) {
     }
 
     private final TransactionTemplate tx;
     private final DataSource dataSource;
     private final JdbcClient jdbc;
     private final ObjectStore store;
-    private final ProjectionWriter projection;
+    private final GenerationRepository generations;
+    private final String maintenanceWorkMem;
 
     ShadowLoader(PlatformTransactionManager tm, DataSource dataSource, JdbcClient jdbc, ObjectStore store,
-            ProjectionWriter projection) {
+            GenerationRepository generations,
+            @Value("${product.rebuild.maintenance-work-mem:256MB}") String maintenanceWorkMem) {
         this.tx = new TransactionTemplate(tm);
         this.dataSource = dataSource;
         this.jdbc = jdbc;
         this.store = store;
-        this.projection = projection;
+        this.generations = generations;
+        this.maintenanceWorkMem = maintenanceWorkMem;
     }
 
     /**
@@ -124,44 +142,59 @@ class ShadowLoader {
      */
     Loaded load(StreamId stream, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded) {
         return tx.execute(status -> {
+            Map<String, Long> steps = new LinkedHashMap<>();
+            long t0 = System.nanoTime();
+            jdbc.sql(SQL_MAINTENANCE_MEMORY).params(maintenanceWorkMem).query().singleRow();
             long g = jdbc.sql(SQL_INSERT_GENERATION).params(stream.tenant(), stream.catalog(), manifest.epoch())
                     .query(Long.class).single();
-            jdbc.sql(SQL_CREATE_PARTITIONS).params(g).query().singleRow();
+            generations.createDetachedTables(g);
+            String tail = "," + g + "," + manifest.epoch() + "," + manifest.cursor() + "\n";
             long rows = 0;
             for (Table table : Table.values()) {
-                jdbc.sql(SQL_STAGE.get(table)).update();
-                rows += copy(table, manifestKey, manifest);
+                rows += copy(table, g, manifestKey, manifest, tail.getBytes(StandardCharsets.US_ASCII));
                 rowsLoaded.accept(rows);
             }
-            long w = manifest.cursor();
-            for (String sql : SQL_MOVE) {
-                int marks = (int) sql.chars().filter(c -> c == '?').count();
-                Object[] params = new Object[marks];
-                for (int i = 0; i < marks; i += 3) {
-                    params[i] = g;
-                    params[i + 1] = manifest.epoch();
-                    params[i + 2] = w;
-                }
-                jdbc.sql(sql).params(params).update();
+            t0 = step(steps, "copy", t0);
+            for (String sql : SQL_DERIVE) {
+                jdbc.sql(sql.formatted(g)).update();
             }
-            jdbc.sql(SQL_RELEASE_ITEMS).params(g).update();
+            for (String table : PUBLIC_VIEW_INPUTS) {
+                jdbc.sql("ANALYZE " + table + "_g" + g).update();
+            }
+            t0 = step(steps, "derive", t0);
+            jdbc.sql(SQL_PUBLIC_VIEW.formatted(g)).update();
+            t0 = step(steps, "publicView", t0);
+            for (String table : generations.generationTables()) {
+                generations.buildIndexes(g, table);
+            }
+            t0 = step(steps, "indexes", t0);
+            generations.attachTables(g);
+            long w = manifest.cursor();
             jdbc.sql(SQL_SET_CURSOR).params(w, w, manifest.chainDigest(), w, w, g).update();
-            projection.rebuildPublicView(g);
-            return new Loaded(g, rows);
+            step(steps, "attach", t0);
+            return new Loaded(g, rows, steps);
         });
     }
 
-    private long copy(Table table, String manifestKey, ExportManifest manifest) {
+    private static long step(Map<String, Long> steps, String name, long startedAt) {
+        long now = System.nanoTime();
+        steps.put(name, (now - startedAt) / 1_000_000);
+        return now;
+    }
+
+    /** Streams one object into the generation's plain table; each CSV line gets {@code tail} (g, epoch, W). */
+    private long copy(Table table, long g, String manifestKey, ExportManifest manifest, byte[] tail) {
         Connection c = DataSourceUtils.getConnection(dataSource);
-        String columns = String.join(", ", manifest.object(table).columns());
+        String columns = String.join(", ", manifest.object(table).columns()) + COPY_TAIL_COLUMNS;
+        String target = PARTITION_OF.get(table) + "_g" + g;
         try {
             CopyIn in = c.unwrap(PGConnection.class).getCopyAPI()
-                    .copyIn("COPY load_" + table.name() + " (" + columns + ") FROM STDIN WITH (FORMAT csv)");
+                    .copyIn("COPY " + target + " (" + columns + ") FROM STDIN WITH (FORMAT csv, FREEZE)");
             ByteArrayOutputStream buffer = new ByteArrayOutputStream(1 << 17);
             TableChecksum sum;
             try {
                 sum = ExportObjectReader.read(store, manifestKey, manifest.object(table), fields -> {
-                    csvLine(buffer, fields);
+                    csvLine(buffer, fields, tail);
                     if (buffer.size() >= 1 << 16) {
                         flush(in, buffer);
                     }
@@ -197,16 +230,19 @@ class ShadowLoader {
         }
     }
 
-    private static void csvLine(ByteArrayOutputStream out, String[] fields) {
-        StringBuilder line = new StringBuilder(128);
+    /** Appends one CSV line: every field quoted (a quote doubled), then {@code tail} (unquoted numbers, newline). */
+    private static void csvLine(ByteArrayOutputStream out, String[] fields, byte[] tail) {
         for (int i = 0; i < fields.length; i++) {
             if (i > 0) {
-                line.append(',');
+                out.write(',');
             }
-            line.append('"').append(fields[i].replace("\"", "\"\"")).append('"');
+            out.write('"');
+            String f = fields[i];
+            byte[] bytes = (f.indexOf('"') < 0 ? f : f.replace("\"", "\"\"")).getBytes(StandardCharsets.UTF_8);
+            out.write(bytes, 0, bytes.length);
+            out.write('"');
         }
-        line.append('\n');
-        out.writeBytes(line.toString().getBytes(StandardCharsets.UTF_8));
+        out.write(tail, 0, tail.length);
     }
 
     /** The export could not be loaded: it is corrupt or the database refused it. */

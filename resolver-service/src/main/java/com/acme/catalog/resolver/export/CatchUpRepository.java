@@ -39,7 +39,8 @@ class CatchUpRepository {
     CatchUpRepository(JdbcClient jdbc, DataSource dataSource) {
         this.jdbc = jdbc;
         this.streaming = new JdbcTemplate(dataSource);
-        this.streaming.setFetchSize(200);
+        // one round trip for a default-sized page (500) and few for the largest (5000); the byte cap still bounds memory
+        this.streaming.setFetchSize(1000);
     }
 
     /**

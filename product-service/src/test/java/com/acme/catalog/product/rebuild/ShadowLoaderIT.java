@@ -1,0 +1,186 @@
+package com.acme.catalog.product.rebuild;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.zip.GZIPOutputStream;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
+import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.export.CorruptExportException;
+import com.acme.catalog.contracts.export.ExportFormat;
+import com.acme.catalog.contracts.export.ExportManifest;
+import com.acme.catalog.contracts.export.ExportManifest.ManifestObject;
+import com.acme.catalog.contracts.objectstore.ObjectStore;
+import com.acme.catalog.product.projection.ProjectionWriter;
+import com.acme.catalog.product.support.ProductIT;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * The shadow load over a real export in the object store: rows land in the generation's partitions, each of
+ * which is attached with exactly the parent's indexes (built after the COPY and adopted by ATTACH, not built
+ * twice); the public view the loader computes equals the one the projection's own rule computes; a corrupt object
+ * leaves no generation and no table behind.
+ */
+class ShadowLoaderIT extends ProductIT {
+
+    private static final StreamId STREAM = new StreamId("acme", "loader");
+
+    @Autowired
+    ShadowLoader loader;
+    @Autowired
+    ObjectStore store;
+    @Autowired
+    ProjectionWriter projection;
+
+    @Test
+    void loadsIntoAttachedPartitionsWithTheParentsIndexesBuiltOnce() throws Exception {
+        String key = export("ok-" + UUID.randomUUID(), 300, false);
+        ExportManifest manifest = manifest(key);
+
+        ShadowLoader.Loaded loaded = loader.load(STREAM, key, manifest, rows -> { });
+        long g = loaded.generationId();
+
+        assertThat(loaded.rows()).isEqualTo(300 + 3 + 2 + 4);
+        assertThat(loaded.stepMillis()).containsKeys("copy", "derive", "publicView", "indexes", "attach");
+        assertThat(count("SELECT count(*) FROM item WHERE generation_id = ?", g)).isEqualTo(300);
+        assertThat(count("SELECT count(*) FROM aggregate_revision WHERE generation_id = ?", g))
+                .isEqualTo(300 + 3 + 2 + 4);
+        assertThat(count("SELECT count(*) FROM item WHERE generation_id = ? AND epoch = 1 AND position = 777", g))
+                .isEqualTo(300);
+        for (String table : jdbc.sql("SELECT unnest(generation_tables())").query(String.class).list()) {
+            String part = table + "_g" + g;
+            assertThat(count("SELECT count(*) FROM pg_inherits WHERE inhrelid = to_regclass(?)", part))
+                    .as("%s attached", part).isEqualTo(1);
+            long parentIndexes = count("SELECT count(*) FROM pg_index WHERE indrelid = to_regclass(?)", table);
+            assertThat(count("SELECT count(*) FROM pg_index WHERE indrelid = to_regclass(?)", part))
+                    .as("%s has exactly its parent's indexes", part).isEqualTo(parentIndexes);
+            assertThat(count("""
+                    SELECT count(*) FROM pg_index i JOIN pg_inherits h ON h.inhrelid = i.indexrelid
+                     WHERE i.indrelid = to_regclass(?)
+                    """, part)).as("%s's indexes are partitions of the parent's", part).isEqualTo(parentIndexes);
+        }
+        assertThat(jdbc.sql("SELECT status FROM generation WHERE generation_id = ?").params(g).query(String.class)
+                .single()).isEqualTo("BUILDING");
+
+        // the loader's public view equals the projection's own rule over the same rows
+        List<String> loadedView = publicView(g);
+        assertThat(loadedView).hasSize(100);
+        projection.rebuildPublicView(g);
+        assertThat(publicView(g)).isEqualTo(loadedView);
+    }
+
+    @Test
+    void aCorruptObjectLeavesNothingBehind() throws Exception {
+        String key = export("bad-" + UUID.randomUUID(), 50, true);
+        ExportManifest manifest = manifest(key);
+        long generationsBefore = count("SELECT count(*) FROM generation WHERE generation_id > ?", 0);
+        long tablesBefore = count("SELECT count(*) FROM pg_class WHERE relname ~ '_g[0-9]+$' AND relkind = ?", "r");
+
+        assertThatThrownBy(() -> loader.load(STREAM, key, manifest, rows -> { }))
+                .isInstanceOf(ShadowLoader.LoadFailedException.class).hasCauseInstanceOf(CorruptExportException.class);
+
+        assertThat(count("SELECT count(*) FROM generation WHERE generation_id > ?", 0)).isEqualTo(generationsBefore);
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ '_g[0-9]+$' AND relkind = ?", "r"))
+                .isEqualTo(tablesBefore);
+    }
+
+    private List<String> publicView(long g) {
+        return jdbc.sql("""
+                SELECT item_id || ' ' || revision || ' ' || attributes::text || ' ' || document::text
+                  FROM public_item WHERE generation_id = ? ORDER BY item_id
+                """).params(g).query(String.class).list();
+    }
+
+    private long count(String sql, Object param) {
+        return jdbc.sql(sql).params(param).query(Long.class).single();
+    }
+
+    private ExportManifest manifest(String key) throws Exception {
+        try (var in = store.get(key)) {
+            return ExportManifest.parse(in.readAllBytes());
+        }
+    }
+
+    /**
+     * Writes an export of {@code items} items (every third deleted; half of the rest public through two releases,
+     * one naming an item twice), 3 mappings, 2 policies, at cursor 777; {@code corrupt}: the items object's
+     * stored bytes differ from the manifest's SHA-256.
+     */
+    private String export(String folder, int items, boolean corrupt) throws Exception {
+        Map<Table, List<String[]>> rows = new EnumMap<>(Table.class);
+        List<String[]> itemRows = new ArrayList<>();
+        for (int i = 0; i < items; i++) {
+            boolean deleted = i % 3 == 2;
+            itemRows.add(new String[] {"sku-%04d".formatted(i), Integer.toString(1 + i % 2),
+                    deleted ? "t" : "f", deleted ? "{}" : "{\"name\": \"Boot " + i + "\", \"size\": " + i + "}"});
+        }
+        rows.put(Table.items, itemRows);
+        rows.put(Table.mappings, List.of(new String[] {"m1", "1", "a", "b"}, new String[] {"m2", "2", "c", "d"},
+                new String[] {"m3", "1", "e", "f \"quoted\""}));
+        rows.put(Table.policies, List.of(new String[] {"p1", "1", "{\"max\": 1}"}, new String[] {"p2", "3", "{}"}));
+        List<String[]> releases = new ArrayList<>();
+        StringBuilder winter = new StringBuilder("[");
+        StringBuilder summer = new StringBuilder("[");
+        int named = 0;
+        for (int i = 0; i < items; i++) {
+            if (i % 3 != 2 && named < 100) {
+                String ref = "{\"itemId\": \"sku-%04d\", \"revision\": %d}".formatted(i, 1 + i % 2);
+                (named % 2 == 0 ? winter : summer).append(named < 2 ? "" : ", ").append(ref);
+                named++;
+            }
+        }
+        winter.append(", {\"itemId\": \"sku-0000\", \"revision\": 1}]");
+        summer.append("]");
+        releases.add(new String[] {"summer", "1", "PUBLIC", summer.toString()});
+        releases.add(new String[] {"winter", "2", "PUBLIC", winter.toString()});
+        releases.add(new String[] {"x-private", "1", "PRIVATE", "[{\"itemId\": \"sku-0002\", \"revision\": 1}]"});
+        releases.add(new String[] {"y-empty", "1", "PUBLIC", "[]"});
+        rows.put(Table.releases, releases);
+
+        String manifestKey = "test-exports/" + folder + "/" + ExportFormat.MANIFEST_NAME;
+        Map<Table, TableChecksum> sums = new EnumMap<>(Table.class);
+        List<ManifestObject> objects = new ArrayList<>();
+        for (Table t : Table.values()) {
+            AcceptedStateChecksum.Accumulator acc = new AcceptedStateChecksum.Accumulator(t);
+            ByteArrayOutputStream gz = new ByteArrayOutputStream();
+            try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+                out.write((String.join(",", ExportFormat.columns(t)) + "\n").getBytes(StandardCharsets.UTF_8));
+                for (String[] r : rows.get(t)) {
+                    acc.row(ExportFormat.profileFields(t, r));
+                    List<String> quoted = new ArrayList<>();
+                    for (String f : r) {
+                        quoted.add('"' + f.replace("\"", "\"\"") + '"');
+                    }
+                    out.write((String.join(",", quoted) + "\n").getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            byte[] bytes = gz.toByteArray();
+            String name = ExportFormat.objectName(t);
+            ObjectStore.StoredObject stored = store.put(ExportFormat.siblingKey(manifestKey, name),
+                    ExportFormat.OBJECT_CONTENT_TYPE, o -> o.write(bytes));
+            String sha = corrupt && t == Table.items ? "0".repeat(64) : stored.sha256();
+            sums.put(t, acc.finish());
+            objects.add(new ManifestObject(name, t, rows.get(t).size(), stored.bytes(), sha,
+                    ExportFormat.OBJECT_CONTENT_TYPE, ExportFormat.OBJECT_FORMAT, ExportFormat.OBJECT_COMPRESSION,
+                    ExportFormat.columns(t)));
+        }
+        ExportManifest m = new ExportManifest(folder, STREAM.tenant(), STREAM.catalog(), 1, 777, "ab".repeat(32),
+                Instant.now(), AcceptedStateChecksum.PROFILE, sums, objects);
+        byte[] json = m.toJson();
+        store.put(manifestKey, ExportFormat.MANIFEST_CONTENT_TYPE, o -> o.write(json));
+        return manifestKey;
+    }
+}
