@@ -5,6 +5,7 @@ import java.util.List;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.recovery.WorkerLeases;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,19 +26,24 @@ class StartupRebuilds {
     private final RebuildService service;
     private final GenerationRepository generations;
     private final List<StreamId> streams;
+    private final WorkerLeases leases;
 
-    StartupRebuilds(RebuildService service, GenerationRepository generations,
+    StartupRebuilds(RebuildService service, GenerationRepository generations, WorkerLeases leases,
             @Value("${product.streams:}") String streams) {
         this.service = service;
+        this.leases = leases;
         this.generations = generations;
         this.streams = parse(streams);
     }
 
     @EventListener(ApplicationReadyEvent.class)
     void onReady() {
-        service.cleanUpAbandoned();
+        for (StreamId s : service.unfinishedStreams()) {
+            // acquiring the worker lease restarts what an older fence left unfinished
+            leases.hold(s);
+        }
         for (StreamId s : streams) {
-            if (generations.serving(s).isEmpty()) {
+            if (generations.serving(s).isEmpty() && leases.hold(s).isPresent()) {
                 log.info("{}: no serving generation, rebuilding from an export (rebuild {})", s, service.start(s));
             }
         }
