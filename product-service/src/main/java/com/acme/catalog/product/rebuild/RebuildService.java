@@ -289,8 +289,9 @@ public class RebuildService {
 
     /**
      * Test only, off by default: {@code product.rebuild.test-pause-ms.<PHASE>} holds a rebuild that long at one
-     * point of the phase (LOADING: before the load commits; CATCHING_UP: after each page committed; CUTTING_OVER:
-     * in the cutover transaction just before the swap), so crash tests can kill the process there.
+     * point of the phase, so crash tests can kill the process there. LOADING: before the load commits;
+     * CATCHING_UP: once per attempt, after the first page committed; CUTTING_OVER: in the cutover transaction
+     * (holding the live lock) just before the swap.
      */
     private void testPause(RebuildPhase phase) {
         long ms = env.getProperty("product.rebuild.test-pause-ms." + phase.name(), Long.class, 0L);
@@ -333,6 +334,7 @@ public class RebuildService {
         String leaseId;
         volatile Long generation;
         boolean cutOver;
+        boolean pausedCatchingUp;
         long target;
         long epoch;
 
@@ -377,7 +379,10 @@ public class RebuildService {
                 GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(generation).orElseThrow());
                 EventPage page = resolver.events(stream, shadow.chainPosition(), leaseId, epoch, pageLimit);
                 applyPage(page, shadow.chainDigest());
-                testPause(RebuildPhase.CATCHING_UP);
+                if (!pausedCatchingUp) {
+                    pausedCatchingUp = true;
+                    testPause(RebuildPhase.CATCHING_UP);
+                }
                 resolver.renewLease(leaseId, leaseTtlSeconds);
                 if (page.through() >= page.head()) {
                     break;
