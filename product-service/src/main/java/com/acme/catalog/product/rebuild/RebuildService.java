@@ -268,6 +268,11 @@ public class RebuildService {
                     return;
                 }
             }
+            if (stopping || leases.hold(stream).isEmpty()) {
+                // the row belongs to the lease's next holder now: leave it as it is
+                handOver(id, stream, restartWhy);
+                return;
+            }
             if (attempt >= maxAttempts) {
                 fail(id, stream, "gave up after " + attempt + " attempts: " + restartWhy);
                 return;

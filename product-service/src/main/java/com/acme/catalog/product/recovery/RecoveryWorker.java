@@ -38,7 +38,8 @@ import org.springframework.stereotype.Component;
 /**
  * The recovery worker (docs/rebuild.md "Recovery worker"). Per stream, and only while this instance holds the
  * stream's worker lease, a cycle compares the serving generation's verified-through position with the resolver's
- * boundary (its committed cursor) and closes the difference: bounded catch-up pages through
+ * boundary (its committed cursor) and closes the difference (on a periodic trigger only what the relay has not
+ * delivered for a whole interval, so it does not race a working relay): bounded catch-up pages through
  * {@code GET /v1/exports/events}, or a rebuild when there is no serving generation, the epoch changed, or the
  * resolver answers 410. Triggers: startup, a live gap or chain break, deliveries resuming after a failure, and a
  * periodic interval. A cycle that used its page budget continues in the next one; failures back off
@@ -81,6 +82,8 @@ public class RecoveryWorker implements SmartLifecycle {
     private final Map<StreamId, Backoff> backoffs = new ConcurrentHashMap<>();
     /** The rebuild the worker started last per stream: a FAILED one counts as a failed cycle. */
     private final Map<StreamId, UUID> started = new ConcurrentHashMap<>();
+    /** The resolver's cursor at the stream's previous periodic cycle. */
+    private final Map<StreamId, Long> periodicBoundary = new ConcurrentHashMap<>();
     private ScheduledExecutorService thread;
     private volatile boolean running;
 
@@ -218,7 +221,16 @@ public class RecoveryWorker implements SmartLifecycle {
         }
         if (c.appliedPosition() >= source.cursor()) {
             status.ok(s, source.epoch(), source.cursor(), true);
+            periodicBoundary.put(s, source.cursor());
             return Outcome.CURRENT;
+        }
+        if (why == Trigger.PERIODIC) {
+            // the relay is delivering: catch up only what it has not delivered for a whole interval
+            Long previous = periodicBoundary.put(s, source.cursor());
+            if (previous == null || c.appliedPosition() >= previous) {
+                status.ok(s, source.epoch(), source.cursor(), false);
+                return Outcome.IDLE;
+            }
         }
         ServingCatchUp.Result r;
         try {

@@ -74,6 +74,8 @@ public class WorkerLeases implements SmartLifecycle {
     private final List<Consumer<WorkerFence>> acquiredListeners = new CopyOnWriteArrayList<>();
     private ScheduledExecutorService renewer;
     private volatile boolean running;
+    /** After {@link #stop}: nothing is acquired any more, so the released leases stay released. */
+    private volatile boolean stopped;
 
     WorkerLeases(JdbcClient jdbc, MeterRegistry meters,
             @Value("${product.recovery.instance-id:}") String instanceId,
@@ -96,12 +98,15 @@ public class WorkerLeases implements SmartLifecycle {
 
     /**
      * @return the fence this instance holds for {@code stream}, acquiring the lease (with a new fence) when it
-     *         holds none; empty while another instance holds an unexpired lease
+     *         holds none; empty while another instance holds an unexpired lease, and after shutdown began
      */
     public synchronized Optional<WorkerFence> hold(StreamId stream) {
         WorkerFence current = held.get(stream);
         if (current != null) {
             return Optional.of(current);
+        }
+        if (stopped) {
+            return Optional.empty();
         }
         Optional<Long> fence = jdbc.sql(SQL_ACQUIRE).params(stream.tenant(), stream.catalog(), owner, ttlSeconds)
                 .query(Long.class).optional();
@@ -227,6 +232,7 @@ public class WorkerLeases implements SmartLifecycle {
     @Override
     public synchronized void stop() {
         running = false;
+        stopped = true;
         if (renewer != null) {
             renewer.shutdownNow();
         }

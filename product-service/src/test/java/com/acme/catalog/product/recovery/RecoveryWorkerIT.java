@@ -32,7 +32,7 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The recovery worker of a running product against a fake resolver: a live gap is filled from the catch-up
- * endpoint, a chain break in a delivery makes the worker catch up, resolver failures back off and show RETRYING
+ * endpoint, a periodic cycle leaves the relay one interval before it catches up, a chain break in a delivery makes the worker catch up, resolver failures back off and show RETRYING
  * while readiness stays UP, a page that does not chain is BLOCKED, a 410 or a new epoch starts a rebuild, and a
  * catch-up page written under a fence another instance replaced is refused and leaves nothing behind.
  */
@@ -123,6 +123,23 @@ class RecoveryWorkerIT {
     }
 
     @Test
+    void aPeriodicCycleLeavesTheRelayOneIntervalBeforeCatchingUp() {
+        StreamId s = new StreamId("acme", "lagging");
+        List<ChainWriter.Event> all = history("lagging", 9, 81);
+        RESOLVER.stream("lagging").events = all;
+        assertThat(deliver(all.subList(0, 3))).isEqualTo(200);
+
+        assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).isEqualTo(RecoveryWorker.Outcome.IDLE);
+        assertThat(completeness("lagging").get("verifiedThrough").longValue()).isEqualTo(3);
+        assertThat(completeness("lagging").get("observedSourceBoundary").longValue()).isEqualTo(9);
+
+        // still not delivered one interval later: the worker catches up
+        assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).isEqualTo(RecoveryWorker.Outcome.CAUGHT_UP);
+        assertThat(completeness("lagging").get("verifiedThrough").longValue()).isEqualTo(9);
+        assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).isEqualTo(RecoveryWorker.Outcome.CURRENT);
+    }
+
+    @Test
     void aChainBreakInADeliveryMakesTheWorkerCatchUp() {
         List<ChainWriter.Event> all = history("broken", 12, 21);
         RESOLVER.stream("broken").events = all;
@@ -143,7 +160,7 @@ class RecoveryWorkerIT {
         s.events = all;
         s.statusAnswer = 503;
         assertThat(deliver(all.subList(0, 3))).isEqualTo(200);
-        worker.trigger(new StreamId("acme", "down"), RecoveryWorker.Trigger.PERIODIC);
+        worker.trigger(new StreamId("acme", "down"), RecoveryWorker.Trigger.STARTUP);
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             JsonNode c = completeness("down");
@@ -171,7 +188,7 @@ class RecoveryWorkerIT {
         s.events = all;
         s.brokenChain = true;
         assertThat(deliver(all.subList(0, 2))).isEqualTo(200);
-        worker.trigger(new StreamId("acme", "tampered"), RecoveryWorker.Trigger.PERIODIC);
+        worker.trigger(new StreamId("acme", "tampered"), RecoveryWorker.Trigger.STARTUP);
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             JsonNode c = completeness("tampered");
@@ -192,8 +209,8 @@ class RecoveryWorkerIT {
         RESOLVER.stream("restored").epoch = 2;
         assertThat(deliver(restored.subList(0, 4))).isEqualTo(200);
 
-        worker.trigger(new StreamId("acme", "gone"), RecoveryWorker.Trigger.PERIODIC);
-        worker.trigger(new StreamId("acme", "restored"), RecoveryWorker.Trigger.PERIODIC);
+        worker.trigger(new StreamId("acme", "gone"), RecoveryWorker.Trigger.STARTUP);
+        worker.trigger(new StreamId("acme", "restored"), RecoveryWorker.Trigger.STARTUP);
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             assertThat(rebuildsOf("gone")).isPositive();

@@ -162,6 +162,7 @@ class WorkerLeasesIT extends ProductIT {
         assertThat(a.isRunning()).isFalse();
         assertThat(jdbc.sql("SELECT expires_at <= clock_timestamp() FROM recovery_lease WHERE catalog = 'shutdown'")
                 .query(Boolean.class).single()).isTrue();
+        assertThat(a.hold(s)).as("a stopping instance acquires nothing any more").isEmpty();
         assertThat(b.hold(s).orElseThrow().fence()).isEqualTo(fa.fence() + 1);
     }
 
