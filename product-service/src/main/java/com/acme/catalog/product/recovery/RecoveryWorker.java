@@ -125,7 +125,8 @@ public class RecoveryWorker implements SmartLifecycle {
         }
         long wait = Math.max(delayMs, backoff(stream).remaining().toMillis());
         ScheduledFuture<?> existing = pending.get(stream);
-        if (existing != null && !existing.isDone() && existing.getDelay(TimeUnit.MILLISECONDS) <= wait) {
+        // a retry after a failure replaces a sooner trigger that came in meanwhile: the backoff holds
+        if (existing != null && why != Trigger.RETRY && existing.getDelay(TimeUnit.MILLISECONDS) <= wait) {
             return;
         }
         if (existing != null) {
@@ -160,7 +161,10 @@ public class RecoveryWorker implements SmartLifecycle {
     }
 
     private void runCycle(StreamId s, Trigger why) {
-        pending.remove(s);
+        synchronized (this) {
+            // under the lock: the trigger that scheduled this run has put it into pending by now
+            pending.remove(s);
+        }
         counter("product.recovery.cycles", s).increment();
         Backoff backoff = backoff(s);
         try {
