@@ -171,17 +171,15 @@ public class WorkerLeases implements SmartLifecycle {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("the fence check needs the writing transaction");
         }
-        List<String> why = jdbc.sql(SQL_LOCK).params(f.stream().tenant(), f.stream().catalog())
+        List<Optional<String>> rows = jdbc.sql(SQL_LOCK).params(f.stream().tenant(), f.stream().catalog())
                 .query((rs, n) -> !rs.getString("owner").equals(f.owner()) || rs.getLong("fence") != f.fence()
-                        ? "now held by " + rs.getString("owner") + " with fence " + rs.getLong("fence")
-                        : rs.getBoolean("valid") ? "" : "expired")
+                        ? Optional.of("now held by " + rs.getString("owner") + " with fence " + rs.getLong("fence"))
+                        : rs.getBoolean("valid") ? Optional.<String>empty() : Optional.of("expired"))
                 .list();
-        if (why.isEmpty()) {
-            why = List.of("no lease row");
-        }
-        if (!why.get(0).isEmpty()) {
+        Optional<String> refused = rows.isEmpty() ? Optional.of("no lease row") : rows.get(0);
+        if (refused.isPresent()) {
             lost(f);
-            throw new FencedOutException("worker lease of " + f + " no longer holds: " + why.get(0));
+            throw new FencedOutException("worker lease of " + f + " no longer holds: " + refused.get());
         }
     }
 
