@@ -14,6 +14,8 @@ public enum ProblemCode {
     EXPORT_NOT_READY(409),
     DESTINATION_NOT_EMPTY(409),
     IMPORT_IN_PROGRESS(409),
+    /** Another product instance holds the stream's recovery worker lease (it runs the stream's rebuilds). */
+    WORKER_LEASE_HELD(409),
     CURSOR_STALE(410),
     LEASE_EXPIRED(410),
     EPOCH_CHANGED(410),

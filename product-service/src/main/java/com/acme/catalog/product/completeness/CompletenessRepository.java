@@ -28,6 +28,15 @@ class CompletenessRepository {
             UNION SELECT tenant, catalog FROM rebuild
             """;
 
+    private static final String SQL_WORKER_LEASE = """
+            SELECT renewed_at, expires_at > clock_timestamp() AS valid FROM recovery_lease
+             WHERE tenant = ? AND catalog = ?
+            """;
+
+    /** The stream's recovery worker lease: its last renewal and whether it is unexpired. */
+    record WorkerLease(Instant renewedAt, boolean valid) {
+    }
+
     /** The serving generation as completeness sees it. */
     record Serving(long generationId, long epoch, long appliedPosition, long chainPosition, long highestSeen,
             Instant updatedAt, long parked, long pending) {
@@ -44,6 +53,11 @@ class CompletenessRepository {
                 rs.getLong("generation_id"), rs.getLong("epoch"), rs.getLong("applied_position"),
                 rs.getLong("chain_position"), rs.getLong("highest_seen_position"),
                 rs.getTimestamp("updated_at").toInstant(), rs.getLong("parked"), rs.getLong("pending"))).optional();
+    }
+
+    Optional<WorkerLease> workerLease(StreamId s) {
+        return jdbc.sql(SQL_WORKER_LEASE).params(s.tenant(), s.catalog()).query((rs, n) -> new WorkerLease(
+                rs.getTimestamp("renewed_at").toInstant(), rs.getBoolean("valid"))).optional();
     }
 
     List<StreamId> streams() {

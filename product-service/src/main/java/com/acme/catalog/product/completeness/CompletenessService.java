@@ -12,6 +12,8 @@ import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
+import com.acme.catalog.product.recovery.RecoveryStatusRepository;
+import com.acme.catalog.product.recovery.RecoveryStatusRepository.RecoveryStatus;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,9 +22,9 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 
 /**
- * Derives a stream's completeness from the serving generation's cursor, its held events and the stream's latest
- * rebuild (docs/rebuild.md "Completeness"). Read-only; the worker part reports the rebuild runner only, and
- * readiness does not depend on it.
+ * Derives a stream's completeness from the serving generation's cursor, its held events, the stream's latest
+ * rebuild and the recovery worker's last finding (docs/rebuild.md "Completeness"). Read-only; the worker part
+ * reports the recovery worker's lease (or, without one, the rebuild runner), and readiness does not depend on it.
  */
 @Service
 public class CompletenessService {
@@ -35,14 +37,17 @@ public class CompletenessService {
 
     private final CompletenessRepository repository;
     private final RebuildService rebuilds;
+    private final RecoveryStatusRepository recovery;
     private final MeterRegistry meters;
     private final long heartbeatStaleMs;
     private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
 
-    CompletenessService(CompletenessRepository repository, RebuildService rebuilds, MeterRegistry meters,
+    CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
+            RecoveryStatusRepository recovery, MeterRegistry meters,
             @Value("${product.completeness.heartbeat-stale-ms:60000}") long heartbeatStaleMs) {
         this.repository = repository;
         this.rebuilds = rebuilds;
+        this.recovery = recovery;
         this.meters = meters;
         this.heartbeatStaleMs = heartbeatStaleMs;
     }
@@ -54,10 +59,20 @@ public class CompletenessService {
         Instant heartbeat = rebuild.map(Rebuild::updatedAt).orElse(null);
         boolean alive = running && heartbeat != null
                 && heartbeat.isAfter(Instant.now().minusMillis(heartbeatStaleMs));
+        Optional<CompletenessRepository.WorkerLease> lease = repository.workerLease(s);
+        if (lease.isPresent()) {
+            alive = lease.get().valid();
+            heartbeat = lease.get().renewedAt();
+        }
+        Optional<RecoveryStatus> worker = recovery.find(s);
+        Optional<RecoveryStatus> trouble = worker.filter(w -> !"OK".equals(w.state()));
         CompletenessState state;
         String reason = null;
         if (serving.isEmpty()) {
-            if (running) {
+            if (trouble.isPresent() && !running) {
+                state = CompletenessState.valueOf(trouble.get().state());
+                reason = troubleReason(trouble.get());
+            } else if (running) {
                 state = rebuild.get().attempt() > 1 ? CompletenessState.RETRYING : CompletenessState.CATCHING_UP;
                 reason = "REBUILDING: " + rebuild.get().phase();
             } else {
@@ -71,12 +86,22 @@ public class CompletenessService {
         }
         Serving g = serving.get();
         long boundary = Math.max(g.highestSeen(), g.chainPosition());
+        if (worker.isPresent() && worker.get().observedBoundary() != null
+                && Long.valueOf(g.epoch()).equals(worker.get().observedEpoch())) {
+            boundary = Math.max(boundary, worker.get().observedBoundary());
+        }
         if (g.parked() > 0) {
             state = CompletenessState.BLOCKED;
             reason = "PARKED_EVENTS: " + g.parked() + " event(s) wait for a dependency";
+        } else if (trouble.isPresent() && "BLOCKED".equals(trouble.get().state())) {
+            state = CompletenessState.BLOCKED;
+            reason = troubleReason(trouble.get());
         } else if (running && rebuild.get().attempt() > 1) {
             state = CompletenessState.RETRYING;
             reason = "REBUILD_RETRYING: attempt " + rebuild.get().attempt() + " after " + rebuild.get().error();
+        } else if (trouble.isPresent()) {
+            state = CompletenessState.RETRYING;
+            reason = troubleReason(trouble.get());
         } else if (running) {
             state = CompletenessState.CATCHING_UP;
             reason = "REBUILDING: " + rebuild.get().phase();
@@ -89,6 +114,11 @@ public class CompletenessService {
         gauge(s).set(state.code());
         return new Completeness(g.epoch(), g.appliedPosition(), g.updatedAt(), boundary, state, reason, alive,
                 heartbeat);
+    }
+
+    private static String troubleReason(RecoveryStatus w) {
+        return w.reason() + " (" + w.failures() + " failure(s) in a row"
+                + (w.nextAttemptAt() == null ? "" : ", next attempt at " + w.nextAttemptAt()) + ")";
     }
 
     /** Keeps {@code product_completeness_state} current for every known stream. */

@@ -10,6 +10,7 @@ import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.projection.IntegrationEvent;
+import com.acme.catalog.product.recovery.RecoverySignals;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,10 +37,12 @@ class InboxService {
     private final InboxMetrics metrics;
     private final ProgressReporter progress;
     private final boolean autoStart;
+    private final RecoverySignals signals;
 
     InboxService(TransactionTemplate tx, GenerationRepository generations, EventApplier applier,
-            OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress,
+            OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress, RecoverySignals signals,
             @Value("${product.inbox.auto-start-streams:true}") boolean autoStart) {
+        this.signals = signals;
         this.tx = tx;
         this.generations = generations;
         this.applier = applier;
@@ -53,8 +56,20 @@ class InboxService {
     record Delivered(GenerationCursor cursor, List<Outcome> outcomes) {
     }
 
-    /** Applies one delivery of events, all of {@code stream}. */
+    /** Applies one delivery of events, all of {@code stream}; tells the recovery worker what it saw. */
     Delivered deliver(StreamId stream, List<IntegrationEvent> events) {
+        Delivered d;
+        try {
+            d = deliverOnce(stream, events);
+        } catch (RuntimeException e) {
+            signals.deliveryFailed(stream, e);
+            throw e;
+        }
+        signals.delivered(stream, d.cursor());
+        return d;
+    }
+
+    private Delivered deliverOnce(StreamId stream, List<IntegrationEvent> events) {
         try {
             return tx.execute(status -> deliverLocked(stream, events));
         } catch (ChainBrokenException broken) {

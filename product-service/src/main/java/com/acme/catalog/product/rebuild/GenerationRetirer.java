@@ -24,7 +24,9 @@ class GenerationRetirer {
                             WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace)
             """;
     private static final String SQL_EXISTS = "SELECT to_regclass(?) IS NOT NULL";
-    private static final String SQL_BUILDING = "SELECT generation_id FROM generation WHERE status = 'BUILDING'";
+    private static final String SQL_BUILDING_OF = """
+            SELECT generation_id FROM generation WHERE status = 'BUILDING' AND tenant = ? AND catalog = ?
+            """;
 
     private final JdbcClient jdbc;
 
@@ -49,9 +51,10 @@ class GenerationRetirer {
         return true;
     }
 
-    /** Retires every BUILDING generation: call when no rebuild is running (at start, after failing abandoned ones). */
-    List<Long> retireAbandoned() {
-        List<Long> building = jdbc.sql(SQL_BUILDING).query(Long.class).list();
+    /** Retires the stream's BUILDING generations except {@code keep}: those of rebuilds no one runs any more. */
+    List<Long> retireBuilding(com.acme.catalog.contracts.StreamId stream, java.util.Set<Long> keep) {
+        List<Long> building = jdbc.sql(SQL_BUILDING_OF).params(stream.tenant(), stream.catalog()).query(Long.class)
+                .list().stream().filter(g -> !keep.contains(g)).toList();
         building.forEach(this::retire);
         return building;
     }

@@ -71,10 +71,23 @@ class RebuildRepository {
     private static final String SQL_FAIL = """
             UPDATE rebuild SET phase = 'FAILED', error = ?, updated_at = now(),
             """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
-    private static final String SQL_FAIL_ABANDONED = """
-            UPDATE rebuild SET phase = 'FAILED', error = 'the product stopped during ' || phase, updated_at = now()
-             WHERE phase NOT IN ('DONE', 'FAILED', 'ABORTED')
+
+    private static final String SQL_WORKER = """
+            UPDATE rebuild SET worker_owner = ?, worker_fence = ?, updated_at = now() WHERE rebuild_id = ?
             """;
+    private static final String SQL_UNFINISHED = """
+            SELECT rebuild_id, phase, attempt, lease_id, generation_id FROM rebuild
+             WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
+            """;
+    private static final String SQL_HANDOVER = "UPDATE rebuild SET error = ?, updated_at = now() WHERE rebuild_id = ?";
+    private static final String SQL_UNFINISHED_STREAMS = """
+            SELECT DISTINCT tenant, catalog FROM rebuild WHERE phase NOT IN ('DONE', 'FAILED', 'ABORTED')
+            UNION SELECT DISTINCT tenant, catalog FROM generation WHERE status = 'BUILDING'
+            """;
+
+    /** A rebuild left unfinished by a worker that lost its lease (or its process). */
+    record Unfinished(UUID rebuildId, RebuildPhase phase, int attempt, String leaseId, Long generationId) {
+    }
 
     private final JdbcClient jdbc;
 
@@ -152,9 +165,28 @@ class RebuildRepository {
         jdbc.sql(SQL_FAIL).params(error, id).update();
     }
 
-    /** @return rebuilds a stopped process left unfinished, now FAILED */
-    int failAbandoned() {
-        return jdbc.sql(SQL_FAIL_ABANDONED).update();
+    /** Records the worker lease the rebuild now runs under. */
+    void worker(UUID id, String owner, long fence) {
+        jdbc.sql(SQL_WORKER).params(owner, fence, id).update();
+    }
+
+    java.util.List<Unfinished> unfinished(StreamId s) {
+        return jdbc.sql(SQL_UNFINISHED).params(s.tenant(), s.catalog()).query((rs, n) -> {
+            long g = rs.getLong("generation_id");
+            return new Unfinished(rs.getObject("rebuild_id", UUID.class), RebuildPhase.valueOf(rs.getString("phase")),
+                    rs.getInt("attempt"), rs.getString("lease_id"), rs.wasNull() ? null : g);
+        }).list();
+    }
+
+    /** Keeps the rebuild unfinished for the next lease holder, saying why. */
+    void handover(UUID id, String why) {
+        jdbc.sql(SQL_HANDOVER).params(why, id).update();
+    }
+
+    /** @return streams with an unfinished rebuild or a BUILDING generation: their next lease holder cleans up */
+    java.util.List<StreamId> unfinishedStreams() {
+        return jdbc.sql(SQL_UNFINISHED_STREAMS).query((rs, n) -> new StreamId(rs.getString(1), rs.getString(2)))
+                .list();
     }
 
     private static Rebuild rebuild(ResultSet rs, int row) throws SQLException {

@@ -1,10 +1,12 @@
 package com.acme.catalog.product.rebuild;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -26,6 +28,9 @@ import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.projection.IntegrationEvent;
+import com.acme.catalog.product.recovery.FencedOutException;
+import com.acme.catalog.product.recovery.WorkerFence;
+import com.acme.catalog.product.recovery.WorkerLeases;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,6 +38,7 @@ import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -44,6 +50,11 @@ import tools.jackson.databind.JsonNode;
  * apply code → cutover under the serving lock → register/advance the consumer → release the lease → retire the old
  * generation. A 410 from the resolver drops the shadow and restarts from a new export (bounded attempts); any other
  * failure drops the shadow, releases the lease and leaves the rebuild FAILED with its error.
+ *
+ * <p>A rebuild runs under this instance's worker lease of the stream ({@link WorkerLeases}): the load, every
+ * catch-up page and the cutover each end with the fence check, so once another owner (or a newer fence) took the
+ * lease none of them can commit. A rebuild whose worker lost the lease stays unfinished; the next holder of the
+ * lease restarts it ({@link #resumeUnfinished}).
  */
 @Service
 public class RebuildService {
@@ -78,11 +89,16 @@ public class RebuildService {
     private final int pageLimit;
     private final int maxAttempts;
     private final long pollMillis;
+    private final WorkerLeases leases;
+    private final Environment env;
+    /** Rebuilds running in this process, with the shadow generation of their current attempt once loaded. */
+    private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
 
     RebuildService(RebuildRepository rebuilds, ResolverExportClient resolver, ShadowLoader loader,
             GenerationRetirer retirer, GenerationRepository generations, EventApplier applier, DeliveryParser parser,
             ObjectStore store, JdbcClient jdbc, PlatformTransactionManager tm, MeterRegistry meters,
-            RebuildMetrics throughput,
+            RebuildMetrics throughput, WorkerLeases leases, Environment env,
             @Value("${product.rebuild.lease-ttl-seconds:120}") long leaseTtlSeconds,
             @Value("${product.rebuild.page-limit:1000}") int pageLimit,
             @Value("${product.rebuild.max-attempts:3}") int maxAttempts,
@@ -104,6 +120,9 @@ public class RebuildService {
         this.pageLimit = pageLimit;
         this.maxAttempts = maxAttempts;
         this.pollMillis = pollMillis;
+        this.leases = leases;
+        this.env = env;
+        leases.onAcquired(this::resumeUnfinished);
         this.workers = Executors.newFixedThreadPool(workers, r -> {
             Thread t = new Thread(r, "rebuild");
             t.setDaemon(true);
@@ -111,17 +130,49 @@ public class RebuildService {
         });
     }
 
-    /** Starts a rebuild of {@code stream}, or answers the one already running. */
-    public synchronized UUID start(StreamId stream) {
-        Optional<UUID> running = rebuilds.active(stream);
-        if (running.isPresent()) {
-            return running.get();
+    /**
+     * Starts a rebuild of {@code stream} under this instance's worker lease, or answers the one already running.
+     *
+     * @throws ApiException {@code WORKER_LEASE_HELD} while another instance holds the stream's worker lease
+     */
+    public UUID start(StreamId stream) {
+        WorkerFence fence = leases.hold(stream).orElseThrow(() -> new ApiException(ProblemCode.WORKER_LEASE_HELD,
+                "the recovery worker lease of " + stream + " is held by " + leases.holder(stream).orElse("another "
+                        + "instance") + ", which runs its rebuilds"));
+        synchronized (this) {
+            Optional<UUID> active = rebuilds.active(stream);
+            if (active.isPresent()) {
+                return active.get();
+            }
+            UUID id = UuidV7.next();
+            rebuilds.insert(id, stream);
+            rebuilds.worker(id, fence.owner(), fence.fence());
+            gauge(stream).set(RebuildPhase.LEASING.ordinal());
+            submit(id, stream);
+            return id;
         }
-        UUID id = UuidV7.next();
-        rebuilds.insert(id, stream);
-        gauge(stream).set(RebuildPhase.LEASING.ordinal());
-        workers.submit(() -> run(id, stream));
-        return id;
+    }
+
+    /** @return whether a rebuild of {@code stream} runs in this process */
+    public boolean runsHere(StreamId stream) {
+        return running.values().stream().anyMatch(a -> a.stream.equals(stream));
+    }
+
+    private void submit(UUID id, StreamId stream) {
+        Attempt placeholder = new Attempt(id, stream, null);
+        running.put(id, placeholder);
+        try {
+            workers.submit(() -> {
+                try {
+                    run(id, stream);
+                } finally {
+                    running.remove(id);
+                }
+            });
+        } catch (RuntimeException e) {
+            running.remove(id);
+            throw e;
+        }
     }
 
     public Optional<Rebuild> find(UUID id) {
@@ -138,24 +189,69 @@ public class RebuildService {
         return rebuilds.latest(stream);
     }
 
-    /** At start: fails rebuilds a stopped process left running and retires their BUILDING generations. */
-    void cleanUpAbandoned() {
-        int failed = rebuilds.failAbandoned();
-        List<Long> dropped = retirer.retireAbandoned();
-        if (failed > 0 || !dropped.isEmpty()) {
-            log.warn("failed {} rebuild(s) a stopped process left unfinished; retired BUILDING generation(s) {}",
-                    failed, dropped);
+    /** @return streams whose unfinished rebuilds or BUILDING generations wait for a lease holder to clean up */
+    public List<StreamId> unfinishedStreams() {
+        return rebuilds.unfinishedStreams();
+    }
+
+    /**
+     * Runs when this instance acquires a stream's worker lease with a new fence: the rebuilds left unfinished
+     * under an older fence (a stopped or replaced worker; never one running in this process) are restarted from a
+     * new export (or FAILED after {@code max-attempts}), their resolver leases released, and the stream's BUILDING
+     * generations that no rebuild of this process loads are retired.
+     */
+    void resumeUnfinished(WorkerFence fence) {
+        StreamId stream = fence.stream();
+        Set<Long> keep = new HashSet<>();
+        running.values().stream().filter(a -> a.stream.equals(stream) && a.generation != null)
+                .forEach(a -> keep.add(a.generation));
+        List<RebuildRepository.Unfinished> orphans = rebuilds.unfinished(stream).stream()
+                .filter(u -> !running.containsKey(u.rebuildId())).toList();
+        List<Long> retired = retirer.retireBuilding(stream, keep);
+        if (!orphans.isEmpty() || !retired.isEmpty()) {
+            log.warn("{}: took over {} unfinished rebuild(s) under fence {}; retired BUILDING generation(s) {}",
+                    stream, orphans.size(), fence.fence(), retired);
+        }
+        for (RebuildRepository.Unfinished u : orphans) {
+            if (u.leaseId() != null) {
+                try {
+                    resolver.releaseLease(u.leaseId());
+                } catch (RuntimeException e) {
+                    log.warn("{}: could not release lease {} of rebuild {}: {}", stream, u.leaseId(), u.rebuildId(),
+                            e.toString());
+                }
+            }
+            String why = "the previous worker stopped during " + u.phase();
+            if (u.attempt() >= maxAttempts) {
+                fail(u.rebuildId(), stream, "gave up after " + u.attempt() + " attempts: " + why);
+                continue;
+            }
+            rebuilds.restart(u.rebuildId(), why);
+            rebuilds.worker(u.rebuildId(), fence.owner(), fence.fence());
+            gauge(stream).set(RebuildPhase.LEASING.ordinal());
+            submit(u.rebuildId(), stream);
         }
     }
 
+    /** Running rebuilds stay unfinished: the next holder of the worker lease restarts them. */
     @PreDestroy
     void stop() {
+        stopping = true;
         workers.shutdownNow();
     }
 
     private void run(UUID id, StreamId stream) {
-        for (int attempt = 1;; attempt++) {
-            Attempt a = new Attempt(id, stream);
+        int attempt = rebuilds.find(id).map(Rebuild::attempt).orElse(1);
+        for (;; attempt++) {
+            Optional<WorkerFence> fence = stopping ? Optional.empty() : leases.hold(stream);
+            if (fence.isEmpty()) {
+                handOver(id, stream, "this instance no longer holds the worker lease");
+                return;
+            }
+            rebuilds.worker(id, fence.get().owner(), fence.get().fence());
+            Attempt a = new Attempt(id, stream, fence.get());
+            running.put(id, a);
+            String restartWhy;
             try {
                 a.run();
                 phase(id, stream, RebuildPhase.DONE);
@@ -163,18 +259,61 @@ public class RebuildService {
                 return;
             } catch (ResolverExportClient.GoneException e) {
                 a.abandon();
-                if (attempt >= maxAttempts) {
-                    fail(id, stream, "gave up after " + attempt + " attempts: " + e.getMessage());
-                    return;
-                }
-                log.warn("{}: rebuild {} restarts from a new export: {}", stream, id, e.getMessage());
-                rebuilds.restart(id, e.getMessage());
-                gauge(stream).set(RebuildPhase.LEASING.ordinal());
+                restartWhy = e.getMessage();
             } catch (Exception e) {
                 a.abandon();
-                log.error("{}: rebuild {} failed", stream, id, e);
-                fail(id, stream, e.getClass().getSimpleName() + ": " + e.getMessage());
+                if (stopping) {
+                    handOver(id, stream, "the product stopped during " + phaseOf(id));
+                    return;
+                }
+                if (e instanceof FencedOutException || !leases.isHeld(fence.get())) {
+                    // another owner restarts it, or this instance holds a newer fence and restarts it below
+                    log.warn("{}: rebuild {} lost its worker lease: {}", stream, id, e.getMessage());
+                    restartWhy = "lost the worker lease: " + e.getMessage();
+                } else {
+                    log.error("{}: rebuild {} failed", stream, id, e);
+                    fail(id, stream, e.getClass().getSimpleName() + ": " + e.getMessage());
+                    return;
+                }
+            }
+            if (stopping || leases.hold(stream).isEmpty()) {
+                // the row belongs to the lease's next holder now: leave it as it is
+                handOver(id, stream, restartWhy);
                 return;
+            }
+            if (attempt >= maxAttempts) {
+                fail(id, stream, "gave up after " + attempt + " attempts: " + restartWhy);
+                return;
+            }
+            log.warn("{}: rebuild {} restarts from a new export: {}", stream, id, restartWhy);
+            rebuilds.restart(id, restartWhy);
+            gauge(stream).set(RebuildPhase.LEASING.ordinal());
+        }
+    }
+
+    private void handOver(UUID id, StreamId stream, String why) {
+        log.warn("{}: rebuild {} left for the next holder of the worker lease: {}", stream, id, why);
+        rebuilds.handover(id, why);
+    }
+
+    private String phaseOf(UUID id) {
+        return rebuilds.find(id).map(r -> r.phase().name()).orElse("?");
+    }
+
+    /**
+     * Test only, off by default: {@code product.rebuild.test-pause-ms.<PHASE>} holds a rebuild that long at one
+     * point of the phase, so crash tests can kill the process there. LOADING: before the load commits;
+     * CATCHING_UP: once per attempt, after the first page committed; CUTTING_OVER: in the cutover transaction
+     * (holding the live lock) just before the swap.
+     */
+    private void testPause(RebuildPhase phase) {
+        long ms = env.getProperty("product.rebuild.test-pause-ms." + phase.name(), Long.class, 0L);
+        if (ms > 0) {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted in the test pause of " + phase, e);
             }
         }
     }
@@ -204,17 +343,20 @@ public class RebuildService {
     private final class Attempt {
         final UUID id;
         final StreamId stream;
+        final WorkerFence fence;
         String leaseId;
-        Long generation;
+        volatile Long generation;
         boolean cutOver;
+        boolean pausedCatchingUp;
         long target;
         long epoch;
         long catchUpStart;
         long caughtUpEvents;
 
-        Attempt(UUID id, StreamId stream) {
+        Attempt(UUID id, StreamId stream, WorkerFence fence) {
             this.id = id;
             this.stream = stream;
+            this.fence = fence;
         }
 
         void run() throws Exception {
@@ -237,10 +379,17 @@ public class RebuildService {
             phase(id, stream, RebuildPhase.LOADING);
             long loadStart = System.nanoTime();
             ShadowLoader.Loaded loaded;
-            // the load makes no resolver call and may outlast the lease's TTL: renew it meanwhile
+            // the load makes no resolver call and may outlast the lease's TTL: renew it meanwhile;
+            // the loader's transaction joins this one, which commits only under the fence
             try (LeaseKeeper keeper = new LeaseKeeper(() -> resolver.renewLease(leaseId, leaseTtlSeconds),
                     leaseTtlSeconds * 1000 / 3)) {
-                loaded = loader.load(stream, manifestKey, manifest, rows -> rebuilds.loadedRows(id, rows));
+                loaded = tx.execute(s -> {
+                    ShadowLoader.Loaded l = loader.load(stream, manifestKey, manifest,
+                            rows -> rebuilds.loadedRows(id, rows));
+                    testPause(RebuildPhase.LOADING);
+                    leases.requireHeld(fence);
+                    return l;
+                });
             }
             generation = loaded.generationId();
             rebuilds.loaded(id, generation, loaded.rows(), manifest.cursor());
@@ -262,6 +411,10 @@ public class RebuildService {
                 caughtUp(applyPage(page, shadow.chainDigest()));
                 fetchNanos += t1 - t0;
                 applyNanos += System.nanoTime() - t1;
+                if (!pausedCatchingUp) {
+                    pausedCatchingUp = true;
+                    testPause(RebuildPhase.CATCHING_UP);
+                }
                 resolver.renewLease(leaseId, leaseTtlSeconds);
                 if (page.through() >= page.head()) {
                     break;
@@ -333,6 +486,7 @@ public class RebuildService {
                 }
                 ApplyResult result = applier.apply(locked, events);
                 generations.saveCursor(result.cursor());
+                leases.requireHeld(fence);
                 return result.cursor();
             });
             rebuilds.progress(id, after.appliedPosition(), events.size());
@@ -378,8 +532,10 @@ public class RebuildService {
                     throw new IllegalStateException("the serving generation is at " + serving.get().appliedPosition()
                             + ", past the resolver's head " + h);
                 }
+                testPause(RebuildPhase.CUTTING_OVER);
                 jdbc.sql(SQL_POINT).params(stream.tenant(), stream.catalog(), generation).update();
                 jdbc.sql(SQL_SERVING_STATUS).params(generation).update();
+                leases.requireHeld(fence);
                 target = h;
                 return serving.map(GenerationCursor::generationId).orElse(null);
             });

@@ -24,13 +24,17 @@ import tools.jackson.databind.ObjectMapper;
  * export); any other non-2xx answer an {@link IllegalStateException} naming the call and the problem.
  */
 @Component
-class ResolverExportClient {
+public class ResolverExportClient {
 
     /** The resolver answered 410: the lease or the cursor is gone, or the epoch changed. */
-    static final class GoneException extends RuntimeException {
+    public static final class GoneException extends RuntimeException {
         GoneException(String message) {
             super(message);
         }
+    }
+
+    /** The stream's current epoch and committed cursor as the resolver's retention status shows them. */
+    public record StreamStatus(long epoch, long cursor) {
     }
 
     private final RestClient rest;
@@ -57,11 +61,16 @@ class ResolverExportClient {
     }
 
     long epoch(StreamId s) {
-        return check("retention status", rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(), s.catalog())
-                .retrieve().toEntity(String.class)).path("epoch").longValue();
+        return status(s).epoch();
     }
 
-    String createLease(StreamId s, long epoch, long ttlSeconds, String owner) {
+    public StreamStatus status(StreamId s) {
+        JsonNode n = check("retention status", rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(),
+                s.catalog()).retrieve().toEntity(String.class));
+        return new StreamStatus(n.path("epoch").longValue(), n.path("cursor").longValue());
+    }
+
+    public String createLease(StreamId s, long epoch, long ttlSeconds, String owner) {
         Map<String, Object> body = stream(s);
         body.put("epoch", epoch);
         body.put("ttlSeconds", ttlSeconds);
@@ -69,11 +78,11 @@ class ResolverExportClient {
         return text(check("lease", post("/v1/retention/leases", body)), "leaseId");
     }
 
-    void renewLease(String leaseId, long ttlSeconds) {
+    public void renewLease(String leaseId, long ttlSeconds) {
         check("lease renewal", post("/v1/retention/leases/" + leaseId + "/renew", Map.of("ttlSeconds", ttlSeconds)));
     }
 
-    void releaseLease(String leaseId) {
+    public void releaseLease(String leaseId) {
         ResponseEntity<String> r = rest.delete().uri("/v1/retention/leases/{id}", leaseId).retrieve()
                 .toEntity(String.class);
         if (r.getStatusCode().isError() && r.getStatusCode().value() != 410 && r.getStatusCode().value() != 404) {
@@ -91,7 +100,7 @@ class ResolverExportClient {
         return check("export status", rest.get().uri("/v1/exports/{id}", exportId).retrieve().toEntity(String.class));
     }
 
-    EventPage events(StreamId s, long after, String leaseId, long epoch, int limit) {
+    public EventPage events(StreamId s, long after, String leaseId, long epoch, int limit) {
         ResponseEntity<String> r = rest.get().uri(u -> u.path("/v1/exports/events").queryParam("tenant", s.tenant())
                 .queryParam("catalog", s.catalog()).queryParam("after", after).queryParam("lease_id", leaseId)
                 .queryParam("history_epoch", epoch).queryParam("limit", limit).build()).retrieve()

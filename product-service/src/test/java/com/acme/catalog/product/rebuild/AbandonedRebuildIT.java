@@ -2,19 +2,23 @@ package com.acme.catalog.product.rebuild;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.acme.catalog.product.recovery.WorkerLeases;
 import com.acme.catalog.product.support.ProductIT;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * After a crash mid-rebuild, the next start fails the unfinished rebuild and retires its BUILDING generation
- * (partitions detached and dropped), while the serving generation is untouched.
+ * After a crash mid-rebuild, the next holder of the stream's worker lease takes the unfinished rebuild over (here
+ * it has used up its attempts, so it is FAILED) and retires its BUILDING generation (partitions detached and
+ * dropped), while the serving generation is untouched.
  */
 class AbandonedRebuildIT extends ProductIT {
 
     @Autowired
     RebuildService service;
+    @Autowired
+    WorkerLeases leases;
 
     @Test
     void aRebuildLeftRunningIsFailedAndItsShadowRetired() {
@@ -23,14 +27,21 @@ class AbandonedRebuildIT extends ProductIT {
                 .params(serving).update();
         long shadow = generation("BUILDING");
         jdbc.sql("""
-                INSERT INTO rebuild (rebuild_id, tenant, catalog, phase, generation_id)
-                VALUES ('01900000-0000-7000-8000-0000000000aa', 'acme', 'crash', 'CATCHING_UP', ?)
+                INSERT INTO rebuild (rebuild_id, tenant, catalog, phase, generation_id, attempt, worker_owner,
+                                     worker_fence)
+                VALUES ('01900000-0000-7000-8000-0000000000aa', 'acme', 'crash', 'CATCHING_UP', ?, 3, 'gone', 1)
                 """).params(shadow).update();
+        jdbc.sql("""
+                INSERT INTO recovery_lease (tenant, catalog, owner, fence, acquired_at, renewed_at, expires_at)
+                VALUES ('acme', 'crash', 'gone', 1, now(), now(), clock_timestamp() - interval '1 second')
+                """).update();
 
-        service.cleanUpAbandoned();
+        // the next holder of the stream's worker lease takes over what the stopped one left
+        assertThat(leases.hold(new com.acme.catalog.contracts.StreamId("acme", "crash")).orElseThrow().fence())
+                .isEqualTo(2);
 
         assertThat(jdbc.sql("SELECT phase || ':' || error FROM rebuild").query(String.class).single())
-                .isEqualTo("FAILED:the product stopped during CATCHING_UP");
+                .isEqualTo("FAILED:gave up after 3 attempts: the previous worker stopped during CATCHING_UP");
         assertThat(status(shadow)).isEqualTo("RETIRED");
         assertThat(status(serving)).isEqualTo("SERVING");
         assertThat(partitions(shadow)).isZero();

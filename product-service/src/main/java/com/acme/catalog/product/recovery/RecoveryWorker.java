@@ -1,0 +1,344 @@
+package com.acme.catalog.product.recovery;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.projection.GenerationCursor;
+import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.rebuild.Rebuild;
+import com.acme.catalog.product.rebuild.RebuildPhase;
+import com.acme.catalog.product.rebuild.RebuildService;
+import com.acme.catalog.product.rebuild.ResolverExportClient;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+/**
+ * The recovery worker (docs/rebuild.md "Recovery worker"). Per stream, and only while this instance holds the
+ * stream's worker lease, a cycle compares the serving generation's verified-through position with the resolver's
+ * boundary (its committed cursor) and closes the difference (on a periodic trigger only what the relay has not
+ * delivered for a whole interval, so it does not race a working relay): bounded catch-up pages through
+ * {@code GET /v1/exports/events}, or a rebuild when there is no serving generation, the epoch changed, or the
+ * resolver answers 410. Triggers: startup, a live gap or chain break, deliveries resuming after a failure, and a
+ * periodic interval. A cycle that used its page budget continues in the next one; failures back off
+ * exponentially to a cap and show as RETRYING (BLOCKED for a chain that does not verify) in
+ * {@code recovery_status}. One thread; nothing here is part of readiness.
+ */
+@Component
+public class RecoveryWorker implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(RecoveryWorker.class);
+
+    /** Why a cycle runs. */
+    public enum Trigger { STARTUP, PERIODIC, GAP, CHAIN_BREAK, DELIVERIES_RESUMED, EPOCH_MISMATCH, RETRY, CONTINUE }
+
+    enum Outcome { NOT_OWNER, IDLE, CURRENT, CAUGHT_UP, MORE, REBUILDING }
+
+    /** A condition retrying blindly will not fix; shown as BLOCKED, still retried at the backoff's pace. */
+    static final class BlockedException extends RuntimeException {
+        BlockedException(String message) {
+            super(message);
+        }
+    }
+
+    private final WorkerLeases leases;
+    private final RebuildService rebuilds;
+    private final ResolverExportClient resolver;
+    private final GenerationRepository generations;
+    private final ServingCatchUp catchUp;
+    private final RecoveryStatusRepository status;
+    private final MeterRegistry meters;
+    private final Clock clock;
+    private final boolean enabled;
+    private final long intervalMs;
+    private final long gapGraceMs;
+    private final Duration initialBackoff;
+    private final Duration maxBackoff;
+    private final int maxPagesPerCycle;
+    private final List<StreamId> configured;
+    private final Map<StreamId, ScheduledFuture<?>> pending = new ConcurrentHashMap<>();
+    private final Map<StreamId, Backoff> backoffs = new ConcurrentHashMap<>();
+    /** The rebuild the worker started last per stream: a FAILED one counts as a failed cycle. */
+    private final Map<StreamId, UUID> started = new ConcurrentHashMap<>();
+    /** The resolver's cursor at the stream's previous periodic cycle. */
+    private final Map<StreamId, Long> periodicBoundary = new ConcurrentHashMap<>();
+    private ScheduledExecutorService thread;
+    private volatile boolean running;
+
+    RecoveryWorker(WorkerLeases leases, RebuildService rebuilds, ResolverExportClient resolver,
+            GenerationRepository generations, ServingCatchUp catchUp, RecoveryStatusRepository status,
+            MeterRegistry meters, Optional<Clock> clock,
+            @Value("${product.recovery.enabled:true}") boolean enabled,
+            @Value("${product.recovery.interval-ms:30000}") long intervalMs,
+            @Value("${product.recovery.gap-grace-ms:2000}") long gapGraceMs,
+            @Value("${product.recovery.initial-backoff-ms:1000}") long initialBackoffMs,
+            @Value("${product.recovery.max-backoff-ms:60000}") long maxBackoffMs,
+            @Value("${product.recovery.max-pages-per-cycle:20}") int maxPagesPerCycle,
+            @Value("${product.streams:}") String streams) {
+        this.leases = leases;
+        this.rebuilds = rebuilds;
+        this.resolver = resolver;
+        this.generations = generations;
+        this.catchUp = catchUp;
+        this.status = status;
+        this.meters = meters;
+        this.clock = clock.orElse(Clock.systemUTC());
+        this.enabled = enabled;
+        this.intervalMs = intervalMs;
+        this.gapGraceMs = gapGraceMs;
+        this.initialBackoff = Duration.ofMillis(initialBackoffMs);
+        this.maxBackoff = Duration.ofMillis(maxBackoffMs);
+        this.maxPagesPerCycle = maxPagesPerCycle;
+        this.configured = parseStreams(streams);
+    }
+
+    /** Asks for a cycle of {@code stream}; coalesces with one already due sooner and respects the backoff. */
+    public void trigger(StreamId stream, Trigger why) {
+        schedule(stream, why, why == Trigger.GAP ? gapGraceMs : 0);
+    }
+
+    private synchronized void schedule(StreamId stream, Trigger why, long delayMs) {
+        if (!running) {
+            return;
+        }
+        long wait = Math.max(delayMs, backoff(stream).remaining().toMillis());
+        ScheduledFuture<?> existing = pending.get(stream);
+        // a retry after a failure replaces a sooner trigger that came in meanwhile: the backoff holds
+        if (existing != null && why != Trigger.RETRY && existing.getDelay(TimeUnit.MILLISECONDS) <= wait) {
+            return;
+        }
+        if (existing != null) {
+            existing.cancel(false);
+        }
+        pending.put(stream, thread.schedule(() -> runCycle(stream, why), wait, TimeUnit.MILLISECONDS));
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    void atStartup() {
+        for (StreamId s : streams()) {
+            trigger(s, Trigger.STARTUP);
+        }
+    }
+
+    private void periodic() {
+        try {
+            for (StreamId s : streams()) {
+                trigger(s, Trigger.PERIODIC);
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not list the streams to recover: {}", e.toString());
+        }
+    }
+
+    /** PRODUCT_STREAMS, every stream with a serving generation, and every stream with an unfinished rebuild. */
+    private Set<StreamId> streams() {
+        Set<StreamId> out = new LinkedHashSet<>(configured);
+        generations.servingCursors().forEach(c -> out.add(c.stream()));
+        out.addAll(rebuilds.unfinishedStreams());
+        return out;
+    }
+
+    private void runCycle(StreamId s, Trigger why) {
+        synchronized (this) {
+            // under the lock: the trigger that scheduled this run has put it into pending by now
+            pending.remove(s);
+        }
+        counter("product.recovery.cycles", s).increment();
+        Backoff backoff = backoff(s);
+        try {
+            Outcome outcome = cycle(s, why);
+            log.debug("{}: recovery cycle ({}) ended {}", s, why, outcome);
+            backoff.succeeded();
+            if (outcome == Outcome.MORE) {
+                schedule(s, Trigger.CONTINUE, 0);
+            }
+        } catch (FencedOutException e) {
+            log.warn("{}: recovery cycle stopped, the worker lease moved: {}", s, e.getMessage());
+        } catch (ServingCatchUp.SupersededException e) {
+            log.info("{}: recovery cycle superseded: {}", s, e.getMessage());
+            schedule(s, Trigger.CONTINUE, 0);
+        } catch (RuntimeException e) {
+            counter("product.recovery.failures", s).increment();
+            Duration wait = backoff.failed();
+            boolean blocked = e instanceof BlockedException
+                    || e instanceof ApiException a && a.code() == ProblemCode.CHAIN_BROKEN;
+            String reason = (blocked ? "" : "RECOVERY_FAILED: ") + describe(e);
+            log.warn("{}: recovery cycle ({}) failed {} time(s) in a row, next attempt in {} ms: {}", s, why,
+                    backoff.failures(), wait.toMillis(), reason);
+            try {
+                status.trouble(s, blocked ? "BLOCKED" : "RETRYING", reason, backoff.failures(),
+                        backoff.notBefore());
+            } catch (RuntimeException statusFailure) {
+                log.warn("{}: could not record the recovery status: {}", s, statusFailure.toString());
+            }
+            schedule(s, Trigger.RETRY, wait.toMillis());
+        }
+    }
+
+    /** One cycle; package-visible so tests can run it on their thread. */
+    Outcome cycle(StreamId s, Trigger why) {
+        Optional<WorkerFence> fence = leases.hold(s);
+        if (fence.isEmpty()) {
+            return Outcome.NOT_OWNER;
+        }
+        checkStartedRebuild(s);
+        if (rebuilds.runsHere(s)) {
+            return Outcome.REBUILDING;
+        }
+        Optional<GenerationCursor> serving = generations.serving(s);
+        if (serving.isEmpty()) {
+            if (!configured.contains(s)) {
+                return Outcome.IDLE;
+            }
+            return rebuild(s, "no serving generation");
+        }
+        GenerationCursor c = serving.get();
+        ResolverExportClient.StreamStatus source = resolver.status(s);
+        if (source.epoch() > c.epoch()) {
+            return rebuild(s, "the resolver is at epoch " + source.epoch() + ", the product serves " + c.epoch());
+        }
+        if (source.epoch() < c.epoch()) {
+            throw new BlockedException("EPOCH_BEHIND: the resolver is at epoch " + source.epoch()
+                    + " but the product serves epoch " + c.epoch());
+        }
+        if (c.appliedPosition() >= source.cursor()) {
+            status.ok(s, source.epoch(), source.cursor(), true);
+            periodicBoundary.put(s, source.cursor());
+            return Outcome.CURRENT;
+        }
+        if (why == Trigger.PERIODIC) {
+            // the relay is delivering: catch up only what it has not delivered for a whole interval
+            Long previous = periodicBoundary.put(s, source.cursor());
+            if (previous == null || c.appliedPosition() >= previous) {
+                status.ok(s, source.epoch(), source.cursor(), false);
+                return Outcome.IDLE;
+            }
+        }
+        ServingCatchUp.Result r;
+        try {
+            r = catchUp.run(fence.get(), source.epoch(), maxPagesPerCycle);
+        } catch (ResolverExportClient.GoneException e) {
+            return rebuild(s, "catch-up answered 410: " + e.getMessage());
+        }
+        boolean verified = r.cursor() != null && r.cursor().appliedPosition() >= source.cursor();
+        status.ok(s, source.epoch(), Math.max(source.cursor(), r.cursor() == null ? 0 : r.cursor().chainPosition()),
+                verified);
+        log.info("{}: recovery ({}) caught up {} event(s) in {} page(s) to {}", s, why, r.events(), r.pages(),
+                r.cursor() == null ? "?" : r.cursor().appliedPosition());
+        return r.reachedHead() ? Outcome.CAUGHT_UP : Outcome.MORE;
+    }
+
+    /** A rebuild the worker started that FAILED counts as a failed cycle, so restarts back off too. */
+    private void checkStartedRebuild(StreamId s) {
+        UUID id = started.get(s);
+        if (id == null) {
+            return;
+        }
+        Optional<Rebuild> r = rebuilds.find(id);
+        if (r.isEmpty() || r.get().phase().isFinal()) {
+            started.remove(s);
+        }
+        if (r.isPresent() && r.get().phase() == RebuildPhase.FAILED) {
+            throw new IllegalStateException("rebuild " + id + " failed: " + r.get().error());
+        }
+    }
+
+    private Outcome rebuild(StreamId s, String why) {
+        UUID id = rebuilds.start(s);
+        started.put(s, id);
+        log.info("{}: recovery started rebuild {}: {}", s, id, why);
+        status.ok(s, null, null, false);
+        return Outcome.REBUILDING;
+    }
+
+    private Backoff backoff(StreamId s) {
+        return backoffs.computeIfAbsent(s, k -> new Backoff(initialBackoff, maxBackoff, clock));
+    }
+
+    private Counter counter(String name, StreamId s) {
+        return Counter.builder(name).tag("tenant", s.tenant()).tag("catalog", s.catalog())
+                .description(name.endsWith("failures") ? "recovery cycles that failed" : "recovery cycles run")
+                .register(meters);
+    }
+
+    private static String describe(RuntimeException e) {
+        String m = e.getMessage();
+        if (e instanceof ApiException a) {
+            return a.code() + ": " + m;
+        }
+        return e instanceof BlockedException ? m : e.getClass().getSimpleName() + ": " + m;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (!enabled) {
+            log.info("the recovery worker is disabled (product.recovery.enabled=false)");
+            return;
+        }
+        thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "recovery-worker");
+            t.setDaemon(true);
+            return t;
+        });
+        thread.scheduleWithFixedDelay(this::periodic, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+        running = true;
+    }
+
+    /** Cancels what is scheduled; {@link WorkerLeases} releases the leases after this stopped. */
+    @Override
+    public synchronized void stop() {
+        running = false;
+        if (thread != null) {
+            thread.shutdownNow();
+            try {
+                thread.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** {@code PRODUCT_STREAMS}: {@code tenant/catalog,…}. */
+    static List<StreamId> parseStreams(String streams) {
+        List<StreamId> out = new ArrayList<>();
+        for (String part : streams.split(",")) {
+            String p = part.strip();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int slash = p.indexOf('/');
+            if (slash < 0) {
+                throw new IllegalArgumentException("PRODUCT_STREAMS entries are tenant/catalog, not '" + p + "'");
+            }
+            out.add(new StreamId(p.substring(0, slash), p.substring(slash + 1)));
+        }
+        return out;
+    }
+}

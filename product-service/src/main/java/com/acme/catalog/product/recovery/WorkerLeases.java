@@ -1,0 +1,257 @@
+package com.acme.catalog.product.recovery;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import com.acme.catalog.contracts.StreamId;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * This instance's worker leases, one row per stream in {@code recovery_lease}, decided by the database clock
+ * ({@code clock_timestamp()}). Acquiring takes a free, expired or own row and always bumps its fence; renewing
+ * needs owner, fence and an unexpired row. {@link #requireHeld} is the fence check every worker write transaction
+ * runs last, holding the row lock until it commits, so a replaced worker cannot commit and a takeover cannot
+ * interleave with an in-flight write. Held leases are renewed in the background and released on shutdown.
+ */
+@Component
+public class WorkerLeases implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerLeases.class);
+
+    private static final String SQL_ACQUIRE = """
+            INSERT INTO recovery_lease AS l (tenant, catalog, owner, fence, acquired_at, renewed_at, expires_at)
+            VALUES (?, ?, ?, 1, clock_timestamp(), clock_timestamp(), clock_timestamp() + make_interval(secs => ?))
+            ON CONFLICT (tenant, catalog) DO UPDATE
+               SET owner = excluded.owner, fence = l.fence + 1, acquired_at = excluded.acquired_at,
+                   renewed_at = excluded.renewed_at, expires_at = excluded.expires_at
+             WHERE l.owner = excluded.owner OR l.expires_at <= clock_timestamp()
+            RETURNING fence
+            """;
+    private static final String SQL_RENEW = """
+            UPDATE recovery_lease SET renewed_at = clock_timestamp(),
+                                      expires_at = clock_timestamp() + make_interval(secs => ?)
+             WHERE tenant = ? AND catalog = ? AND owner = ? AND fence = ? AND expires_at > clock_timestamp()
+            """;
+    private static final String SQL_RELEASE = """
+            UPDATE recovery_lease SET expires_at = clock_timestamp()
+             WHERE tenant = ? AND catalog = ? AND owner = ? AND fence = ? AND expires_at > clock_timestamp()
+            """;
+    private static final String SQL_LOCK = """
+            SELECT owner, fence, expires_at > clock_timestamp() AS valid
+              FROM recovery_lease WHERE tenant = ? AND catalog = ? FOR UPDATE
+            """;
+    private static final String SQL_IS_HELD = """
+            SELECT count(*) FROM recovery_lease
+             WHERE tenant = ? AND catalog = ? AND owner = ? AND fence = ? AND expires_at > clock_timestamp()
+            """;
+    private static final String SQL_OWNER = """
+            SELECT owner FROM recovery_lease WHERE tenant = ? AND catalog = ? AND expires_at > clock_timestamp()
+            """;
+
+    private final JdbcClient jdbc;
+    private final MeterRegistry meters;
+    private final String owner;
+    private final long ttlSeconds;
+    private final Map<StreamId, WorkerFence> held = new ConcurrentHashMap<>();
+    private final Map<StreamId, AtomicLong[]> gauges = new ConcurrentHashMap<>();
+    private final List<Consumer<WorkerFence>> acquiredListeners = new CopyOnWriteArrayList<>();
+    private ScheduledExecutorService renewer;
+    private volatile boolean running;
+    /** After {@link #stop}: nothing is acquired any more, so the released leases stay released. */
+    private volatile boolean stopped;
+
+    WorkerLeases(JdbcClient jdbc, MeterRegistry meters,
+            @Value("${product.recovery.instance-id:}") String instanceId,
+            @Value("${product.recovery.lease-ttl-seconds:30}") long ttlSeconds) {
+        this.jdbc = jdbc;
+        this.meters = meters;
+        this.owner = instanceId.isBlank() ? "product-" + java.util.UUID.randomUUID() : instanceId;
+        this.ttlSeconds = ttlSeconds;
+    }
+
+    /** @return this instance's owner id, as stored in {@code recovery_lease.owner} */
+    public String owner() {
+        return owner;
+    }
+
+    /** Runs after every acquisition (a new fence), before {@link #hold} returns it. */
+    public void onAcquired(Consumer<WorkerFence> listener) {
+        acquiredListeners.add(listener);
+    }
+
+    /**
+     * @return the fence this instance holds for {@code stream}, acquiring the lease (with a new fence) when it
+     *         holds none; empty while another instance holds an unexpired lease, and after shutdown began
+     */
+    public synchronized Optional<WorkerFence> hold(StreamId stream) {
+        WorkerFence current = held.get(stream);
+        if (current != null) {
+            return Optional.of(current);
+        }
+        if (stopped) {
+            return Optional.empty();
+        }
+        Optional<Long> fence = jdbc.sql(SQL_ACQUIRE).params(stream.tenant(), stream.catalog(), owner, ttlSeconds)
+                .query(Long.class).optional();
+        if (fence.isEmpty()) {
+            gauge(stream)[0].set(0);
+            return Optional.empty();
+        }
+        WorkerFence acquired = new WorkerFence(stream, owner, fence.get());
+        held.put(stream, acquired);
+        gauge(stream)[0].set(1);
+        gauge(stream)[1].set(acquired.fence());
+        log.info("{}: acquired the worker lease with fence {}", stream, acquired.fence());
+        for (Consumer<WorkerFence> l : acquiredListeners) {
+            l.accept(acquired);
+        }
+        return Optional.of(acquired);
+    }
+
+    /** @return the fence this instance believes it holds; the database decides at {@link #requireHeld} */
+    public Optional<WorkerFence> current(StreamId stream) {
+        return Optional.ofNullable(held.get(stream));
+    }
+
+    /** @return the owner of the stream's unexpired lease, if any */
+    public Optional<String> holder(StreamId stream) {
+        return jdbc.sql(SQL_OWNER).params(stream.tenant(), stream.catalog()).query(String.class).optional();
+    }
+
+    /** @return whether the database still has {@code f} as the stream's unexpired lease; forgets it otherwise */
+    public boolean isHeld(WorkerFence f) {
+        boolean ok = jdbc.sql(SQL_IS_HELD).params(f.stream().tenant(), f.stream().catalog(), f.owner(), f.fence())
+                .query(Long.class).single() == 1;
+        if (!ok) {
+            lost(f);
+        }
+        return ok;
+    }
+
+    /** @return false when the lease was lost (expired, taken over); it is then no longer held */
+    public boolean renew(WorkerFence f) {
+        boolean ok = jdbc.sql(SQL_RENEW).params(ttlSeconds, f.stream().tenant(), f.stream().catalog(), f.owner(),
+                f.fence()).update() == 1;
+        if (!ok) {
+            lost(f);
+        }
+        return ok;
+    }
+
+    /** Gives the lease up (it expires now); the next acquirer bumps the fence. */
+    public void release(WorkerFence f) {
+        jdbc.sql(SQL_RELEASE).params(f.stream().tenant(), f.stream().catalog(), f.owner(), f.fence()).update();
+        lost(f);
+    }
+
+    /**
+     * The fence check: locks the stream's lease row until the caller's transaction ends and requires it to be
+     * {@code f}'s owner and fence, unexpired. Call it as the last statement of every worker write transaction.
+     *
+     * @throws FencedOutException otherwise; the caller's transaction must roll back
+     */
+    public void requireHeld(WorkerFence f) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("the fence check needs the writing transaction");
+        }
+        List<Optional<String>> rows = jdbc.sql(SQL_LOCK).params(f.stream().tenant(), f.stream().catalog())
+                .query((rs, n) -> !rs.getString("owner").equals(f.owner()) || rs.getLong("fence") != f.fence()
+                        ? Optional.of("now held by " + rs.getString("owner") + " with fence " + rs.getLong("fence"))
+                        : rs.getBoolean("valid") ? Optional.<String>empty() : Optional.of("expired"))
+                .list();
+        Optional<String> refused = rows.isEmpty() ? Optional.of("no lease row") : rows.get(0);
+        if (refused.isPresent()) {
+            lost(f);
+            throw new FencedOutException("worker lease of " + f + " no longer holds: " + refused.get());
+        }
+    }
+
+    private void lost(WorkerFence f) {
+        if (held.remove(f.stream(), f)) {
+            gauge(f.stream())[0].set(0);
+            log.warn("{}: no longer holds the worker lease (fence {})", f.stream(), f.fence());
+        }
+    }
+
+    private void renewAll() {
+        for (WorkerFence f : List.copyOf(held.values())) {
+            try {
+                renew(f);
+            } catch (RuntimeException e) {
+                log.warn("{}: could not renew the worker lease: {}", f.stream(), e.toString());
+            }
+        }
+    }
+
+    private AtomicLong[] gauge(StreamId stream) {
+        return gauges.computeIfAbsent(stream, s -> {
+            AtomicLong heldValue = new AtomicLong();
+            AtomicLong fence = new AtomicLong();
+            Gauge.builder("product.recovery.lease.held", heldValue, AtomicLong::get)
+                    .description("1 while this instance holds the stream's recovery worker lease")
+                    .tag("tenant", s.tenant()).tag("catalog", s.catalog()).register(meters);
+            Gauge.builder("product.recovery.lease.fence", fence, AtomicLong::get)
+                    .description("the fence of the worker lease this instance last acquired")
+                    .tag("tenant", s.tenant()).tag("catalog", s.catalog()).register(meters);
+            return new AtomicLong[] {heldValue, fence};
+        });
+    }
+
+    @Override
+    public synchronized void start() {
+        long period = Math.max(1, ttlSeconds * 1000 / 3);
+        renewer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "worker-lease-renewer");
+            t.setDaemon(true);
+            return t;
+        });
+        renewer.scheduleWithFixedDelay(this::renewAll, period, period, TimeUnit.MILLISECONDS);
+        running = true;
+    }
+
+    /** Releases every held lease, so another instance takes over at once instead of after the TTL. */
+    @Override
+    public synchronized void stop() {
+        running = false;
+        stopped = true;
+        if (renewer != null) {
+            renewer.shutdownNow();
+        }
+        for (WorkerFence f : List.copyOf(held.values())) {
+            try {
+                release(f);
+                log.info("{}: released the worker lease (fence {})", f.stream(), f.fence());
+            } catch (RuntimeException e) {
+                log.warn("{}: could not release the worker lease: {}", f.stream(), e.toString());
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Stops late (after the worker and the rebuild runners, which use the leases) and starts early. */
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

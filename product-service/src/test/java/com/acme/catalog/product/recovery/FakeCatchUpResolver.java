@@ -1,0 +1,146 @@
+package com.acme.catalog.product.recovery;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.acme.catalog.contracts.ChainDigest;
+import com.acme.catalog.product.support.ChainWriter;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * The resolver as the recovery worker sees it, per catalog: retention status (epoch, cursor), leases, catch-up
+ * pages cut from a {@link ChainWriter} history, progress reports. Each catalog can be told to answer the status
+ * with a failure, catch-up with 410, or pages with a wrong digest. Exports are not served (503), so a rebuild the
+ * worker starts fails at its export; tests only check that it started.
+ */
+final class FakeCatchUpResolver implements AutoCloseable {
+
+    /** What the fake holds for one catalog of tenant acme. */
+    static final class Stream {
+        volatile List<ChainWriter.Event> events = List.of();
+        volatile long epoch = 1;
+        volatile int statusAnswer = 200;
+        volatile boolean gone;
+        volatile boolean brokenChain;
+        final AtomicInteger pagesServed = new AtomicInteger();
+    }
+
+    private final HttpServer server;
+    private final Map<String, Stream> streams = new ConcurrentHashMap<>();
+    final List<String> requests = new CopyOnWriteArrayList<>();
+    private final AtomicInteger leases = new AtomicInteger();
+
+    FakeCatchUpResolver() {
+        try {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.createContext("/", this::handle);
+        server.setExecutor(Executors.newFixedThreadPool(2));
+        server.start();
+    }
+
+    String baseUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    Stream stream(String catalog) {
+        return streams.computeIfAbsent(catalog, c -> new Stream());
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            ex.getRequestBody().readAllBytes();
+            String method = ex.getRequestMethod();
+            String path = ex.getRequestURI().getPath();
+            requests.add(method + " " + path);
+            Map<String, String> q = query(ex.getRequestURI().getRawQuery());
+            if (method.equals("GET") && path.startsWith("/v1/retention/streams/")) {
+                Stream s = stream(path.substring(path.lastIndexOf('/') + 1));
+                if (s.statusAnswer != 200) {
+                    answer(ex, s.statusAnswer, "{\"code\":\"INTERNAL\"}");
+                    return;
+                }
+                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"cursor\":" + s.events.size() + "}");
+            } else if (method.equals("POST") && path.equals("/v1/retention/leases")) {
+                answer(ex, 201, "{\"leaseId\":\"lease-" + leases.incrementAndGet() + "\"}");
+            } else if (method.equals("POST") && path.endsWith("/renew")) {
+                answer(ex, 200, "{}");
+            } else if (method.equals("DELETE") && path.startsWith("/v1/retention/leases/")) {
+                answer(ex, 204, null);
+            } else if (method.equals("PUT") && path.endsWith("/progress")) {
+                answer(ex, 200, "{\"durablePosition\":0}");
+            } else if (method.equals("GET") && path.equals("/v1/exports/events")) {
+                page(ex, q.get("catalog"), Long.parseLong(q.get("after")), Integer.parseInt(q.get("limit")));
+            } else {
+                answer(ex, 503, "{\"code\":\"MAINTENANCE\"}");
+            }
+        }
+    }
+
+    private void page(HttpExchange ex, String catalog, long after, int limit) throws IOException {
+        Stream s = stream(catalog);
+        if (s.gone) {
+            answer(ex, 410, "{\"code\":\"CURSOR_STALE\"}");
+            return;
+        }
+        List<ChainWriter.Event> all = s.events;
+        long through = Math.min(all.size(), after + limit);
+        String digestAfter = after == 0 ? ChainDigest.ZERO : all.get((int) after - 1).chainDigest();
+        StringBuilder events = new StringBuilder();
+        for (long p = after + 1; p <= through; p++) {
+            ChainWriter.Event e = all.get((int) p - 1);
+            events.append(events.length() == 0 ? "" : ",")
+                    .append(s.brokenChain ? e.deliveredWithBadDigest() : e.delivered());
+        }
+        String digestThrough = through == after ? digestAfter : all.get((int) through - 1).chainDigest();
+        String tenant = "acme";
+        s.pagesServed.incrementAndGet();
+        answer(ex, 200, "{\"tenant\":\"" + tenant + "\",\"catalog\":\"" + catalog + "\",\"epoch\":" + s.epoch
+                + ",\"after\":" + after + ",\"through\":" + through + ",\"chainDigestAfter\":\"" + digestAfter
+                + "\",\"chainDigestThrough\":\"" + digestThrough + "\",\"head\":" + all.size() + ",\"events\":["
+                + events + "]}");
+    }
+
+    private static void answer(HttpExchange ex, int status, String body) throws IOException {
+        if (body == null) {
+            ex.sendResponseHeaders(status, -1);
+            return;
+        }
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().add("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, bytes.length);
+        ex.getResponseBody().write(bytes);
+    }
+
+    private static Map<String, String> query(String raw) {
+        Map<String, String> out = new HashMap<>();
+        if (raw == null) {
+            return out;
+        }
+        for (String kv : raw.split("&")) {
+            int eq = kv.indexOf('=');
+            out.put(URLDecoder.decode(kv.substring(0, eq), StandardCharsets.UTF_8),
+                    URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

@@ -1,0 +1,247 @@
+package com.acme.catalog.product.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.export.EventPage;
+import com.acme.catalog.product.projection.GenerationCursor;
+import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.support.CatalogHistory;
+import com.acme.catalog.product.support.ChainWriter;
+import com.acme.catalog.testsupport.FreshDatabase;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The recovery worker of a running product against a fake resolver: a live gap is filled from the catch-up
+ * endpoint, a periodic cycle leaves the relay one interval before it catches up, a chain break in a delivery makes the worker catch up, resolver failures back off and show RETRYING
+ * while readiness stays UP, a page that does not chain is BLOCKED, a 410 or a new epoch starts a rebuild, and a
+ * catch-up page written under a fence another instance replaced is refused and leaves nothing behind.
+ */
+@FreshDatabase
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
+        "product.consumer-id=product-it", "product.recovery.enabled=true", "product.recovery.instance-id=it-node",
+        "product.recovery.interval-ms=600000", "product.recovery.gap-grace-ms=100",
+        "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400",
+        "product.recovery.page-limit=7", "product.recovery.max-pages-per-cycle=2",
+        "product.progress.initial-backoff-ms=20", "product.progress.max-backoff-ms=200"})
+class RecoveryWorkerIT {
+
+    private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();
+
+    @DynamicPropertySource
+    static void resolverUrl(DynamicPropertyRegistry registry) {
+        registry.add("product.resolver-url", RESOLVER::baseUrl);
+    }
+
+    @AfterAll
+    static void close() {
+        RESOLVER.close();
+    }
+
+    @LocalServerPort
+    int port;
+    @Autowired
+    JdbcClient jdbc;
+    @Autowired
+    RecoveryWorker worker;
+    @Autowired
+    ServingCatchUp catchUp;
+    @Autowired
+    GenerationRepository generations;
+
+    private RestClient client(String token) {
+        RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
+                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
+        if (token != null) {
+            b.defaultHeader("Authorization", "Bearer " + token);
+        }
+        return b.build();
+    }
+
+    private int deliver(List<ChainWriter.Event> events) {
+        return client("r").post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON)
+                .body("{\"events\":[" + String.join(",", events.stream().map(ChainWriter.Event::delivered).toList())
+                        + "]}")
+                .retrieve().toEntity(JsonNode.class).getStatusCode().value();
+    }
+
+    private JsonNode completeness(String catalog) {
+        return client("op").get().uri("/v1/projection-completeness?tenant=acme&catalog=" + catalog).retrieve()
+                .body(JsonNode.class);
+    }
+
+    private static List<ChainWriter.Event> history(String catalog, int n, long seed) {
+        CatalogHistory h = new CatalogHistory(new Random(seed));
+        return new ChainWriter(new StreamId("acme", catalog), 1, new Random(seed + 1)).appendAll(h.random(n));
+    }
+
+    private long rebuildsOf(String catalog) {
+        return jdbc.sql("SELECT count(*) FROM rebuild WHERE catalog = ?").params(catalog).query(Long.class).single();
+    }
+
+    @Test
+    void aLiveGapIsFilledFromTheCatchUpEndpoint() {
+        List<ChainWriter.Event> all = history("gap", 40, 11);
+        RESOLVER.stream("gap").events = all;
+        assertThat(deliver(all.subList(0, 10))).isEqualTo(200);
+        assertThat(deliver(all.subList(30, 40))).as("held above the gap").isEqualTo(200);
+
+        // the relay never sends 11..30: only the worker, signalled by the live consumer, can fill the gap
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            JsonNode c = completeness("gap");
+            assertThat(c.get("verifiedThrough").longValue()).as("%s", c).isEqualTo(40);
+            assertThat(c.get("state").stringValue()).as("%s", c).isEqualTo("CURRENT");
+        });
+        // 30 events after position 10 in pages of 7, two pages per cycle: bounded pages and cycles
+        assertThat(RESOLVER.stream("gap").pagesServed.get()).isGreaterThanOrEqualTo(3);
+        JsonNode c = completeness("gap");
+        assertThat(c.get("worker").get("alive").booleanValue()).isTrue();
+        assertThat(c.get("observedSourceBoundary").longValue()).isEqualTo(40);
+        String metrics = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+        assertThat(metrics).containsPattern("product_recovery_lease_held\\{[^}]*catalog=\"gap\"[^}]*\\} 1");
+        assertThat(metrics).containsPattern("product_recovery_cycles_total\\{[^}]*catalog=\"gap\"[^}]*\\} [1-9]");
+    }
+
+    @Test
+    void aPeriodicCycleLeavesTheRelayOneIntervalBeforeCatchingUp() {
+        StreamId s = new StreamId("acme", "lagging");
+        List<ChainWriter.Event> all = history("lagging", 9, 81);
+        RESOLVER.stream("lagging").events = all;
+        assertThat(deliver(all.subList(0, 3))).isEqualTo(200);
+
+        assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).isEqualTo(RecoveryWorker.Outcome.IDLE);
+        assertThat(completeness("lagging").get("verifiedThrough").longValue()).isEqualTo(3);
+        assertThat(completeness("lagging").get("observedSourceBoundary").longValue()).isEqualTo(9);
+
+        // still not delivered one interval later: the worker catches up
+        assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).isEqualTo(RecoveryWorker.Outcome.CAUGHT_UP);
+        assertThat(completeness("lagging").get("verifiedThrough").longValue()).isEqualTo(9);
+        assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).isEqualTo(RecoveryWorker.Outcome.CURRENT);
+    }
+
+    @Test
+    void aChainBreakInADeliveryMakesTheWorkerCatchUp() {
+        List<ChainWriter.Event> all = history("broken", 12, 21);
+        RESOLVER.stream("broken").events = all;
+        assertThat(deliver(all.subList(0, 5))).isEqualTo(200);
+        int status = client("r").post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON)
+                .body("{\"events\":[" + all.get(5).deliveredWithBadDigest() + "]}").retrieve()
+                .toEntity(JsonNode.class).getStatusCode().value();
+        assertThat(status).isEqualTo(422);
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(completeness("broken").get("verifiedThrough").longValue()).isEqualTo(12));
+    }
+
+    @Test
+    void resolverFailuresBackOffAsRetryingWhileReadinessStaysUp() {
+        List<ChainWriter.Event> all = history("down", 8, 31);
+        FakeCatchUpResolver.Stream s = RESOLVER.stream("down");
+        s.events = all;
+        s.statusAnswer = 503;
+        assertThat(deliver(all.subList(0, 3))).isEqualTo(200);
+        worker.trigger(new StreamId("acme", "down"), RecoveryWorker.Trigger.STARTUP);
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            JsonNode c = completeness("down");
+            assertThat(c.get("state").stringValue()).as("%s", c).isEqualTo("RETRYING");
+            assertThat(c.get("reason").stringValue()).contains("RECOVERY_FAILED").contains("503")
+                    .containsPattern("\\(([3-9]|\\d\\d+) failure\\(s\\) in a row, next attempt at ");
+        });
+        assertThat(client(null).get().uri("/actuator/health/readiness").retrieve().toEntity(JsonNode.class)
+                .getStatusCode().value()).isEqualTo(200);
+        String metrics = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+        assertThat(metrics).containsPattern("product_recovery_failures_total\\{[^}]*catalog=\"down\"[^}]*\\} [3-9]");
+
+        s.statusAnswer = 200;
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            JsonNode c = completeness("down");
+            assertThat(c.get("state").stringValue()).as("%s", c).isEqualTo("CURRENT");
+            assertThat(c.get("verifiedThrough").longValue()).isEqualTo(8);
+        });
+    }
+
+    @Test
+    void aPageThatDoesNotChainIsBlocked() {
+        List<ChainWriter.Event> all = history("tampered", 6, 41);
+        FakeCatchUpResolver.Stream s = RESOLVER.stream("tampered");
+        s.events = all;
+        s.brokenChain = true;
+        assertThat(deliver(all.subList(0, 2))).isEqualTo(200);
+        worker.trigger(new StreamId("acme", "tampered"), RecoveryWorker.Trigger.STARTUP);
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            JsonNode c = completeness("tampered");
+            assertThat(c.get("state").stringValue()).as("%s", c).isEqualTo("BLOCKED");
+            assertThat(c.get("reason").stringValue()).startsWith("CHAIN_BROKEN");
+        });
+        assertThat(completeness("tampered").get("verifiedThrough").longValue()).isEqualTo(2);
+    }
+
+    @Test
+    void a410OrANewEpochStartsARebuild() {
+        List<ChainWriter.Event> gone = history("gone", 6, 51);
+        RESOLVER.stream("gone").events = gone;
+        RESOLVER.stream("gone").gone = true;
+        assertThat(deliver(gone.subList(0, 2))).isEqualTo(200);
+        List<ChainWriter.Event> restored = history("restored", 4, 61);
+        RESOLVER.stream("restored").events = restored;
+        RESOLVER.stream("restored").epoch = 2;
+        assertThat(deliver(restored.subList(0, 4))).isEqualTo(200);
+
+        worker.trigger(new StreamId("acme", "gone"), RecoveryWorker.Trigger.STARTUP);
+        worker.trigger(new StreamId("acme", "restored"), RecoveryWorker.Trigger.STARTUP);
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(rebuildsOf("gone")).isPositive();
+            assertThat(rebuildsOf("restored")).isPositive();
+        });
+    }
+
+    /**
+     * A worker write of the real catch-up path (one page into the serving generation) under a fence that another
+     * instance replaced after expiry: refused, rolled back, nothing written. Without the fence check in the page
+     * transaction the page commits.
+     */
+    @Test
+    void aCatchUpPageUnderAReplacedFenceIsRefused() throws Exception {
+        StreamId s = new StreamId("acme", "stale");
+        List<ChainWriter.Event> all = history("stale", 10, 71);
+        assertThat(deliver(all.subList(0, 4))).isEqualTo(200);
+        WorkerLeases a = new WorkerLeases(jdbc, new SimpleMeterRegistry(), "node-a", 1);
+        WorkerLeases b = new WorkerLeases(jdbc, new SimpleMeterRegistry(), "node-b", 30);
+        WorkerFence fa = a.hold(s).orElseThrow();
+        GenerationCursor read = generations.serving(s).orElseThrow();
+        EventPage page = new EventPage("acme", "stale", 1, 4, 10, all.get(3).chainDigest(), all.get(9).chainDigest(),
+                10, all.subList(4, 10).stream().map(ChainWriter.Event::delivered).toList());
+        Thread.sleep(1300);
+        WorkerFence fb = b.hold(s).orElseThrow();
+
+        assertThatThrownBy(() -> catchUp.applyPage(fa, read, page)).isInstanceOf(FencedOutException.class);
+        assertThat(generations.serving(s).orElseThrow()).isEqualTo(read);
+        assertThat(jdbc.sql("SELECT count(*) FROM inbox WHERE generation_id = ? AND position > 4")
+                .params(read.generationId()).query(Long.class).single()).isZero();
+
+        assertThat(catchUp.applyPage(fb, read, page).appliedPosition()).isEqualTo(10);
+    }
+}
