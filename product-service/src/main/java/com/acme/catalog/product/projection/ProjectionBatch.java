@@ -27,8 +27,11 @@ public final class ProjectionBatch {
             java.util.UUID eventId) {
     }
 
-    /** The current row of an item, mapping, policy or release; {@code body} holds the type's own columns. */
-    record Current(String id, int revision, long epoch, long position, String[] body, boolean deleted) {
+    /**
+     * The current row of an item, mapping, policy or release. Its own columns (attributes, source, rules, …) are
+     * taken from {@code contentJson}, the payload, by the statement that writes it: the payload is serialized once.
+     */
+    record Current(String id, int revision, long epoch, long position, String contentJson, boolean deleted) {
     }
 
     private final long generation;
@@ -60,23 +63,21 @@ public final class ProjectionBatch {
         if (type == null || type == EventType.DecisionRecorded) {
             throw new IllegalArgumentException("event type " + e.type() + " is not projected");
         }
-        JsonNode payload = e.payload();
         boolean deleted = type == EventType.ItemDeleted;
-        revisions.add(new Revision(e.made(), payload.toString(), deleted, e.epoch(), e.position(), e.eventId()));
+        String content = e.payload().toString();
+        revisions.add(new Revision(e.made(), content, deleted, e.epoch(), e.position(), e.eventId()));
+        Current current = new Current(e.aggregateId(), e.revision(), e.epoch(), e.position(), content, deleted);
         switch (type) {
-            case ItemUpserted -> items.put(e.aggregateId(),
-                    current(e, false, payload.get("attributes").toString()));
+            case ItemUpserted -> items.put(e.aggregateId(), current);
             case ItemDeleted -> {
-                items.put(e.aggregateId(), current(e, true, "{}"));
+                items.put(e.aggregateId(), current);
                 refresh.add(e.aggregateId());
             }
-            case MappingUpserted -> mappings.put(e.aggregateId(),
-                    current(e, false, payload.get("source").stringValue(), payload.get("target").stringValue()));
-            case PolicyUpserted -> policies.put(e.aggregateId(), current(e, false, payload.get("rules").toString()));
+            case MappingUpserted -> mappings.put(e.aggregateId(), current);
+            case PolicyUpserted -> policies.put(e.aggregateId(), current);
             case ReleasePublished -> {
-                Map<String, Integer> named = namedItems(payload.get("items"));
-                releases.put(e.aggregateId(), current(e, false, payload.get("visibility").stringValue(),
-                        payload.get("items").toString()));
+                Map<String, Integer> named = namedItems(e.payload().get("items"));
+                releases.put(e.aggregateId(), current);
                 // the items named before this event are the ones named after the previous one, already in refresh
                 releaseItems.put(e.aggregateId(), named);
                 refresh.addAll(named.keySet());
@@ -112,10 +113,6 @@ public final class ProjectionBatch {
 
     Set<String> refreshed() {
         return refresh;
-    }
-
-    private static Current current(IntegrationEvent e, boolean deleted, String... body) {
-        return new Current(e.aggregateId(), e.revision(), e.epoch(), e.position(), body, deleted);
     }
 
     /** The items a release names; an item listed twice counts once, at the highest revision listed. */

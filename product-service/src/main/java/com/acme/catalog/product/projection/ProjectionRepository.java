@@ -46,9 +46,11 @@ class ProjectionRepository {
                 SELECT item_id FROM item WHERE generation_id = ? AND item_id = ANY(?) AND deleted
             ), upserted AS (
                 INSERT INTO item (generation_id, item_id, revision, attributes, deleted, epoch, position)
-                SELECT ?, r.item_id, r.revision, r.attributes::jsonb, r.deleted, r.epoch, r.position
+                SELECT ?, r.item_id, r.revision,
+                       CASE WHEN r.deleted THEN '{}'::jsonb ELSE r.content::jsonb -> 'attributes' END,
+                       r.deleted, r.epoch, r.position
                   FROM unnest(?::text[], ?::integer[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[])
-                       AS r(item_id, revision, attributes, deleted, epoch, position)
+                       AS r(item_id, revision, content, deleted, epoch, position)
                 ON CONFLICT (generation_id, item_id) DO UPDATE
                    SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
                        epoch = excluded.epoch, position = excluded.position)
@@ -56,27 +58,29 @@ class ProjectionRepository {
             """;
     private static final String SQL_UPSERT_MAPPINGS = """
             INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
-            SELECT ?, r.mapping_id, r.revision, r.source, r.target, r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
-                   AS r(mapping_id, revision, source, target, epoch, position)
+            SELECT ?, r.mapping_id, r.revision, r.content::jsonb ->> 'source', r.content::jsonb ->> 'target',
+                   r.epoch, r.position
+              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+                   AS r(mapping_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, mapping_id) DO UPDATE
                SET revision = excluded.revision, source = excluded.source, target = excluded.target,
                    epoch = excluded.epoch, position = excluded.position
             """;
     private static final String SQL_UPSERT_POLICIES = """
             INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
-            SELECT ?, r.policy_id, r.revision, r.rules::jsonb, r.epoch, r.position
+            SELECT ?, r.policy_id, r.revision, r.content::jsonb -> 'rules', r.epoch, r.position
               FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
-                   AS r(policy_id, revision, rules, epoch, position)
+                   AS r(policy_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, policy_id) DO UPDATE
                SET revision = excluded.revision, rules = excluded.rules,
                    epoch = excluded.epoch, position = excluded.position
             """;
     private static final String SQL_UPSERT_RELEASES = """
             INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
-            SELECT ?, r.release_id, r.revision, r.visibility, r.items::jsonb, r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
-                   AS r(release_id, revision, visibility, items, epoch, position)
+            SELECT ?, r.release_id, r.revision, r.content::jsonb ->> 'visibility', r.content::jsonb -> 'items',
+                   r.epoch, r.position
+              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+                   AS r(release_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, release_id) DO UPDATE
                SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
                    epoch = excluded.epoch, position = excluded.position
@@ -183,34 +187,34 @@ class ProjectionRepository {
         if (items.isEmpty()) {
             return List.of();
         }
-        Columns c = new Columns(items, 1);
+        Columns c = new Columns(items);
         Boolean[] deleted = items.stream().map(Current::deleted).toArray(Boolean[]::new);
         return jdbc.sql(SQL_UPSERT_ITEMS)
-                .params(generation, c.ids, generation, c.ids, c.revisions, c.body[0], deleted, c.epochs, c.positions)
+                .params(generation, c.ids, generation, c.ids, c.revisions, c.contents, deleted, c.epochs, c.positions)
                 .query(String.class).list();
     }
 
     void upsertMappings(long generation, Collection<Current> mappings) {
         if (!mappings.isEmpty()) {
-            Columns c = new Columns(mappings, 2);
-            jdbc.sql(SQL_UPSERT_MAPPINGS)
-                    .params(generation, c.ids, c.revisions, c.body[0], c.body[1], c.epochs, c.positions).update();
+            Columns c = new Columns(mappings);
+            jdbc.sql(SQL_UPSERT_MAPPINGS).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
+                    .update();
         }
     }
 
     void upsertPolicies(long generation, Collection<Current> policies) {
         if (!policies.isEmpty()) {
-            Columns c = new Columns(policies, 1);
-            jdbc.sql(SQL_UPSERT_POLICIES).params(generation, c.ids, c.revisions, c.body[0], c.epochs, c.positions)
+            Columns c = new Columns(policies);
+            jdbc.sql(SQL_UPSERT_POLICIES).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
                     .update();
         }
     }
 
     void upsertReleases(long generation, Collection<Current> releases) {
         if (!releases.isEmpty()) {
-            Columns c = new Columns(releases, 2);
-            jdbc.sql(SQL_UPSERT_RELEASES)
-                    .params(generation, c.ids, c.revisions, c.body[0], c.body[1], c.epochs, c.positions).update();
+            Columns c = new Columns(releases);
+            jdbc.sql(SQL_UPSERT_RELEASES).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
+                    .update();
         }
     }
 
@@ -245,25 +249,22 @@ class ProjectionRepository {
         final Integer[] revisions;
         final Long[] epochs;
         final Long[] positions;
-        final String[][] body;
+        final String[] contents;
 
-        Columns(Collection<Current> rows, int bodyColumns) {
+        Columns(Collection<Current> rows) {
             int n = rows.size();
             ids = new String[n];
             revisions = new Integer[n];
             epochs = new Long[n];
             positions = new Long[n];
-            body = new String[bodyColumns][n];
+            contents = new String[n];
             int i = 0;
             for (Current r : rows) {
                 ids[i] = r.id();
                 revisions[i] = r.revision();
                 epochs[i] = r.epoch();
                 positions[i] = r.position();
-                for (int b = 0; b < bodyColumns; b++) {
-                    body[b][i] = r.body()[b];
-                }
-                i++;
+                contents[i++] = r.contentJson();
             }
         }
     }
