@@ -106,17 +106,17 @@ final class ApplyRun {
         }
         verifyAgainstRecorded(belowChain);
         if (!arrivals.isEmpty()) {
+            HeldSummary before = inbox.heldSummary(generation);
+            parked = before.parked();
+            pendingBefore = before.total() > before.parked();
+        }
+        if (pendingBefore && !arrivals.isEmpty()) {
             Long[] positions = arrivals.keySet().toArray(Long[]::new);
             Map<Long, String> alreadyHeld = inbox.pendingDigests(generation, positions);
             alreadyHeld.forEach((position, heldDigest) -> {
                 requireSameDigest(heldDigest, arrivals.remove(position));
                 outcomes[firstIndex.get(position)] = Outcome.DUPLICATE;
             });
-        }
-        if (!arrivals.isEmpty()) {
-            HeldSummary before = inbox.heldSummary(generation);
-            parked = before.parked();
-            pendingBefore = before.total() > before.parked();
         }
         revisions.prefetch(arrivals.values());
         advanceChain(arrivals);
