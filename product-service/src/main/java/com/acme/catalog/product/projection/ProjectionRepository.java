@@ -96,24 +96,30 @@ class ProjectionRepository {
     private static final String SQL_DELETE_PUBLIC = """
             DELETE FROM public_item WHERE generation_id = ? AND item_id = ANY(?)
             """;
-    /** The public-view rule in one query; {@code %s} is the item filter. */
+    /**
+     * The public-view rule in one query; {@code %s} is the item filter. The latest PUBLIC release's row per item is
+     * chosen first and the search document computed after, once per public item rather than once per candidate.
+     */
     private static final String SQL_INSERT_PUBLIC = """
             INSERT INTO public_item (generation_id, item_id, revision, release_id, release_epoch, release_position,
                                      attributes, document)
-            SELECT DISTINCT ON (ri.item_id)
-                   ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch, r.position,
-                   ar.content -> 'attributes',
-                   setweight(to_tsvector('english', coalesce(ar.content #>> '{attributes,name}', '')), 'A')
-                   || setweight(jsonb_to_tsvector('english', ar.content -> 'attributes', '["string"]'), 'B')
-                   || setweight(to_tsvector('simple', ri.item_id), 'C')
-              FROM release_item ri
-              JOIN release r ON r.generation_id = ri.generation_id AND r.release_id = ri.release_id
-              JOIN item i ON i.generation_id = ri.generation_id AND i.item_id = ri.item_id
-              JOIN aggregate_revision ar ON ar.generation_id = ri.generation_id AND ar.aggregate_type = 'item'
-                                        AND ar.aggregate_id = ri.item_id AND ar.revision = ri.revision
-             WHERE ri.generation_id = ? %s
-               AND r.visibility = 'PUBLIC' AND NOT i.deleted AND NOT ar.deleted
-             ORDER BY ri.item_id, r.epoch DESC, r.position DESC
+            SELECT latest.generation_id, latest.item_id, latest.revision, latest.release_id, latest.release_epoch,
+                   latest.release_position, latest.content -> 'attributes',
+                   setweight(to_tsvector('english', coalesce(latest.content #>> '{attributes,name}', '')), 'A')
+                   || setweight(jsonb_to_tsvector('english', latest.content -> 'attributes', '["string"]'), 'B')
+                   || setweight(to_tsvector('simple', latest.item_id), 'C')
+              FROM (SELECT DISTINCT ON (ri.item_id)
+                           ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch AS release_epoch,
+                           r.position AS release_position, ar.content
+                      FROM release_item ri
+                      JOIN release r ON r.generation_id = ri.generation_id AND r.release_id = ri.release_id
+                      JOIN item i ON i.generation_id = ri.generation_id AND i.item_id = ri.item_id
+                      JOIN aggregate_revision ar ON ar.generation_id = ri.generation_id
+                                                AND ar.aggregate_type = 'item' AND ar.aggregate_id = ri.item_id
+                                                AND ar.revision = ri.revision
+                     WHERE ri.generation_id = ? %s
+                       AND r.visibility = 'PUBLIC' AND NOT i.deleted AND NOT ar.deleted
+                     ORDER BY ri.item_id, r.epoch DESC, r.position DESC) latest
             """;
     private static final String SQL_REFRESH_PUBLIC = SQL_INSERT_PUBLIC.formatted("AND ri.item_id = ANY(?)");
     private static final String SQL_REBUILD_PUBLIC = SQL_INSERT_PUBLIC.formatted("");
