@@ -63,6 +63,8 @@ final class ApplyRun {
     private Set<Waited> parkedWaits;
     /** Whether the generation held PENDING events when the run started (false: no need to look for them). */
     private boolean pendingBefore = true;
+    /** Whether the generation may hold events after the run (false: it held none before and the run held none). */
+    private boolean mayHold = true;
     private long chain;
     private String digest;
     private long parked;
@@ -109,6 +111,7 @@ final class ApplyRun {
             HeldSummary before = inbox.heldSummary(generation);
             parked = before.parked();
             pendingBefore = before.total() > before.parked();
+            mayHold = before.total() > 0;
         }
         if (pendingBefore && !arrivals.isEmpty()) {
             Long[] positions = arrivals.keySet().toArray(Long[]::new);
@@ -121,6 +124,7 @@ final class ApplyRun {
         revisions.prefetch(arrivals.values());
         advanceChain(arrivals);
         inbox.holdPending(generation, arrivals.values());
+        mayHold |= !arrivals.isEmpty();
         for (IntegrationEvent early : arrivals.values()) {
             byPosition.put(early.position(), Outcome.PARKED);
         }
@@ -132,7 +136,7 @@ final class ApplyRun {
         projection.flush(batch);
         inbox.record(generation, processed);
         inbox.releaseAll(generation, consumedHeld);
-        HeldSummary held = inbox.heldSummary(generation);
+        HeldSummary held = mayHold ? inbox.heldSummary(generation) : new HeldSummary(0, 0, 0);
         long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
         return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
                 held.total());
@@ -169,6 +173,7 @@ final class ApplyRun {
         Verdict v = Readiness.check(revisions, e);
         switch (v.kind()) {
             case WAIT -> {
+                mayHold = true;
                 parkedOn(v.waitFor());
                 if (held) {
                     inbox.park(generation, e.position(), v.waitFor());
