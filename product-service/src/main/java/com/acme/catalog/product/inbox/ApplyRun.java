@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import com.acme.catalog.contracts.ApiException;
@@ -15,10 +17,12 @@ import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.product.inbox.InboxRepository.HeldRow;
 import com.acme.catalog.product.inbox.InboxRepository.HeldSummary;
 import com.acme.catalog.product.inbox.InboxRepository.Processed;
+import com.acme.catalog.product.inbox.InboxRepository.Waited;
 import com.acme.catalog.product.inbox.Readiness.Verdict;
 import com.acme.catalog.product.projection.AggregateRevision;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.IntegrationEvent;
+import com.acme.catalog.product.projection.ProjectionBatch;
 import com.acme.catalog.product.projection.ProjectionWriter;
 
 import org.slf4j.Logger;
@@ -28,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * One application of a list of events to one locked generation, inside the caller's transaction: dedupe by
  * position, chain verification strictly in position order, revision and dependency parking, unparking to a
  * fixpoint, and the new cursor. Any exception leaves the transaction to be rolled back.
+ *
+ * <p>Decisions are taken in position order against the in-memory {@link RevisionCache}; their effects are
+ * collected in a {@link ProjectionBatch} and in lists of inbox rows and written at the end of the run, one
+ * statement per table, so an in-order batch of N events costs a constant number of statements. The only reads of
+ * the database during the run are of held events (which the run writes as it goes) and of revisions of
+ * aggregates the run has not touched (which the batch does not change).
  */
 final class ApplyRun {
 
@@ -42,8 +52,19 @@ final class ApplyRun {
     private final long generation;
     private final Map<Long, Outcome> byPosition = new HashMap<>();
     private final List<Processed> processed = new ArrayList<>();
-    /** PENDING rows the chain consumed; deleted together at the end (nothing in the run reads them again). */
-    private final List<Long> consumedPending = new ArrayList<>();
+    /**
+     * Held rows the run processed (PENDING ones the chain consumed, PARKED ones it unparked); deleted together at
+     * the end. A query of held rows during the run may still return them: {@link #released} filters them out.
+     */
+    private final List<Long> consumedHeld = new ArrayList<>();
+    private final Set<Long> released = new HashSet<>();
+    private final ProjectionBatch batch;
+    /** The aggregates PARKED events wait for, read on first need and kept current; null until then. */
+    private Set<Waited> parkedWaits;
+    /** Whether the generation held PENDING events when the run started (false: no need to look for them). */
+    private boolean pendingBefore = true;
+    /** Whether the generation may hold events after the run (false: it held none before and the run held none). */
+    private boolean mayHold = true;
     private long chain;
     private String digest;
     private long parked;
@@ -59,6 +80,7 @@ final class ApplyRun {
         this.generation = locked.generationId();
         this.chain = locked.chainPosition();
         this.digest = locked.chainDigest();
+        this.batch = projection.batch(locked.generationId());
     }
 
     ApplyResult run(List<IntegrationEvent> events) {
@@ -86,6 +108,12 @@ final class ApplyRun {
         }
         verifyAgainstRecorded(belowChain);
         if (!arrivals.isEmpty()) {
+            HeldSummary before = inbox.heldSummary(generation);
+            parked = before.parked();
+            pendingBefore = before.total() > before.parked();
+            mayHold = before.total() > 0;
+        }
+        if (pendingBefore && !arrivals.isEmpty()) {
             Long[] positions = arrivals.keySet().toArray(Long[]::new);
             Map<Long, String> alreadyHeld = inbox.pendingDigests(generation, positions);
             alreadyHeld.forEach((position, heldDigest) -> {
@@ -93,11 +121,11 @@ final class ApplyRun {
                 outcomes[firstIndex.get(position)] = Outcome.DUPLICATE;
             });
         }
-        parked = arrivals.isEmpty() ? 0 : inbox.heldSummary(generation).parked();
         revisions.prefetch(arrivals.values());
         advanceChain(arrivals);
+        inbox.holdPending(generation, arrivals.values());
+        mayHold |= !arrivals.isEmpty();
         for (IntegrationEvent early : arrivals.values()) {
-            inbox.holdPending(generation, early);
             byPosition.put(early.position(), Outcome.PARKED);
         }
         for (int i = 0; i < outcomes.length; i++) {
@@ -105,9 +133,10 @@ final class ApplyRun {
                 outcomes[i] = byPosition.get(events.get(i).position());
             }
         }
+        projection.flush(batch);
         inbox.record(generation, processed);
-        inbox.releaseAll(generation, consumedPending);
-        HeldSummary held = inbox.heldSummary(generation);
+        inbox.releaseAll(generation, consumedHeld);
+        HeldSummary held = mayHold ? inbox.heldSummary(generation) : new HeldSummary(0, 0, 0);
         long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
         return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
                 held.total());
@@ -144,6 +173,8 @@ final class ApplyRun {
         Verdict v = Readiness.check(revisions, e);
         switch (v.kind()) {
             case WAIT -> {
+                mayHold = true;
+                parkedOn(v.waitFor());
                 if (held) {
                     inbox.park(generation, e.position(), v.waitFor());
                 } else {
@@ -174,10 +205,18 @@ final class ApplyRun {
         Deque<AggregateRevision> work = new ArrayDeque<>();
         work.add(applied);
         while (!work.isEmpty() && parked > 0) {
-            for (HeldRow row : inbox.waitingOn(generation, work.poll())) {
+            AggregateRevision made = work.poll();
+            if (!parkedWaits().contains(Waited.of(made))) {
+                continue;
+            }
+            for (HeldRow row : inbox.waitingOn(generation, made)) {
+                if (released.contains(row.position())) {
+                    continue;
+                }
                 IntegrationEvent e = parser.parseWire(row.wire(), row.chainDigest());
                 Verdict v = Readiness.check(revisions, e);
                 if (v.kind() == Readiness.Kind.WAIT) {
+                    parkedOn(v.waitFor());
                     inbox.park(generation, row.position(), v.waitFor());
                     continue;
                 }
@@ -187,23 +226,37 @@ final class ApplyRun {
                     applyNow(e);
                     work.add(e.made());
                 }
-                inbox.release(generation, row.position());
-                finish(e, o, false);
+                finish(e, o, true);
                 byPosition.put(e.position(), o);
             }
         }
     }
 
-    /** Records a terminal outcome; {@code pending} when the event was held PENDING and its row must go. */
-    private void finish(IntegrationEvent e, Outcome outcome, boolean pending) {
-        if (pending) {
-            consumedPending.add(e.position());
+    private Set<Waited> parkedWaits() {
+        if (parkedWaits == null) {
+            parkedWaits = inbox.parkedWaits(generation);
+        }
+        return parkedWaits;
+    }
+
+    /** Notes that an event now waits for {@code w}, so applying {@code w} looks for it. */
+    private void parkedOn(AggregateRevision w) {
+        if (parkedWaits != null) {
+            parkedWaits.add(Waited.of(w));
+        }
+    }
+
+    /** Records a terminal outcome; {@code held} when the event has a held row, which must go. */
+    private void finish(IntegrationEvent e, Outcome outcome, boolean held) {
+        if (held) {
+            consumedHeld.add(e.position());
+            released.add(e.position());
         }
         processed.add(new Processed(e, outcome));
     }
 
     private void applyNow(IntegrationEvent e) {
-        projection.apply(generation, e);
+        batch.add(e);
         revisions.applied(e.made());
     }
 
@@ -217,6 +270,9 @@ final class ApplyRun {
         private long readThrough = -1;
 
         IntegrationEvent at(long position) {
+            if (!pendingBefore) {
+                return null;
+            }
             if (position > readThrough) {
                 page.clear();
                 List<HeldRow> rows = inbox.pendingFrom(generation, position, PAGE);

@@ -1,8 +1,11 @@
 package com.acme.catalog.product.inbox;
 
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import com.acme.catalog.product.projection.AggregateRevision;
 import com.acme.catalog.product.projection.IntegrationEvent;
@@ -28,6 +31,15 @@ class InboxRepository {
                                     wait_type, wait_id, wait_revision)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """;
+    private static final String SQL_HOLD_PENDING_ALL = """
+            INSERT INTO held_event (generation_id, position, state, wire, chain_digest, event_id, event_type)
+            SELECT ?, h.position, 'PENDING', h.wire, h.chain_digest, h.event_id::uuid, h.event_type
+              FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])
+                   AS h(position, wire, chain_digest, event_id, event_type)
+            """;
+    private static final String SQL_PARKED_WAITS = """
+            SELECT DISTINCT wait_type, wait_id FROM held_event WHERE generation_id = ? AND state = 'PARKED'
+            """;
     private static final String SQL_PENDING_FROM = """
             SELECT position, wire, chain_digest FROM held_event
              WHERE generation_id = ? AND state = 'PENDING' AND position >= ? ORDER BY position LIMIT ?
@@ -40,7 +52,6 @@ class InboxRepository {
             UPDATE held_event SET state = 'PARKED', wait_type = ?, wait_id = ?, wait_revision = ?
              WHERE generation_id = ? AND position = ?
             """;
-    private static final String SQL_RELEASE = "DELETE FROM held_event WHERE generation_id = ? AND position = ?";
     private static final String SQL_RELEASE_ALL = """
             DELETE FROM held_event WHERE generation_id = ? AND position = ANY(?)
             """;
@@ -94,8 +105,26 @@ class InboxRepository {
         jdbc.sql(SQL_RECORD).params(generation, positions, eventIds, types, outcomes, digests).update();
     }
 
-    void holdPending(long generation, IntegrationEvent e) {
-        hold(generation, e, "PENDING", null);
+    /** Holds events PENDING (their chain predecessor has not arrived), in one statement. */
+    void holdPending(long generation, Collection<IntegrationEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        int n = events.size();
+        Long[] positions = new Long[n];
+        String[] wires = new String[n];
+        String[] digests = new String[n];
+        String[] eventIds = new String[n];
+        String[] types = new String[n];
+        int i = 0;
+        for (IntegrationEvent e : events) {
+            positions[i] = e.position();
+            wires[i] = e.wire();
+            digests[i] = e.chainDigest();
+            eventIds[i] = e.eventId().toString();
+            types[i++] = e.type();
+        }
+        jdbc.sql(SQL_HOLD_PENDING_ALL).params(generation, positions, wires, digests, eventIds, types).update();
     }
 
     void holdParked(long generation, IntegrationEvent e, AggregateRevision waitFor) {
@@ -127,10 +156,6 @@ class InboxRepository {
         jdbc.sql(SQL_PARK).params(w.aggregateType(), w.aggregateId(), w.revision(), generation, position).update();
     }
 
-    void release(long generation, long position) {
-        jdbc.sql(SQL_RELEASE).params(generation, position).update();
-    }
-
     void releaseAll(long generation, List<Long> positions) {
         if (!positions.isEmpty()) {
             jdbc.sql(SQL_RELEASE_ALL).params(generation, positions.toArray(Long[]::new)).update();
@@ -141,6 +166,15 @@ class InboxRepository {
     List<HeldRow> waitingOn(long generation, AggregateRevision applied) {
         return jdbc.sql(SQL_WAITING_ON).params(generation, applied.aggregateType(), applied.aggregateId(),
                 applied.revision()).query(HeldRow.class).list();
+    }
+
+    /** The aggregates some PARKED event of the generation waits for. */
+    Set<Waited> parkedWaits(long generation) {
+        Set<Waited> out = new HashSet<>();
+        jdbc.sql(SQL_PARKED_WAITS).params(generation).query(rs -> {
+            out.add(new Waited(rs.getString(1), rs.getString(2)));
+        });
+        return out;
     }
 
     HeldSummary heldSummary(long generation) {
@@ -172,6 +206,13 @@ class InboxRepository {
 
     /** How many events are PARKED, the lowest parked position (0 when none), and all held events. */
     record HeldSummary(long parked, long firstParked, long total) {
+    }
+
+    /** An aggregate (any revision) a parked event waits for. */
+    record Waited(String aggregateType, String aggregateId) {
+        static Waited of(AggregateRevision r) {
+            return new Waited(r.aggregateType(), r.aggregateId());
+        }
     }
 
     /** A held event as stored. */

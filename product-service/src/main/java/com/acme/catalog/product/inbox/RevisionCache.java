@@ -1,19 +1,19 @@
 package com.acme.catalog.product.inbox;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 import com.acme.catalog.product.projection.AggregateRevision;
 import com.acme.catalog.product.projection.IntegrationEvent;
 import com.acme.catalog.product.projection.ProjectionWriter;
 
 /**
- * The current revisions of the aggregates one apply run looks at, read in one query per aggregate type and kept
- * current as the run applies events. Valid only while the run holds the generation's lock: nobody else writes the
- * generation meanwhile.
+ * The current revisions of the aggregates one apply run looks at, read in one query for all aggregate types and
+ * kept current as the run applies events (whose rows the run writes only at its end). Valid only while the run
+ * holds the generation's lock: nobody else writes the generation meanwhile.
  */
 final class RevisionCache {
 
@@ -30,9 +30,9 @@ final class RevisionCache {
         return projection.tracks(aggregateType);
     }
 
-    /** Reads, in one query per type, the revisions of every tracked aggregate the events make or depend on. */
+    /** Reads, in one query, the revisions of every tracked aggregate the events make or depend on. */
     void prefetch(Collection<IntegrationEvent> events) {
-        Map<String, List<String>> missing = new HashMap<>();
+        Map<String, Set<String>> missing = new HashMap<>();
         for (IntegrationEvent e : events) {
             if (e.knownType() != null) {
                 want(missing, e.aggregateType(), e.aggregateId());
@@ -41,11 +41,15 @@ final class RevisionCache {
                 want(missing, d.aggregateType(), d.aggregateId());
             }
         }
+        if (missing.isEmpty()) {
+            return;
+        }
+        Map<String, Map<String, Integer>> found = projection.currentRevisions(generation, missing);
         missing.forEach((type, ids) -> {
-            Map<String, Integer> found = projection.currentRevisions(generation, type, ids);
+            Map<String, Integer> existing = found.getOrDefault(type, Map.of());
             Map<String, Integer> known = byType.computeIfAbsent(type, t -> new HashMap<>());
             for (String id : ids) {
-                known.put(id, found.getOrDefault(id, 0));
+                known.put(id, existing.getOrDefault(id, 0));
             }
         });
     }
@@ -65,12 +69,9 @@ final class RevisionCache {
         byType.computeIfAbsent(made.aggregateType(), t -> new HashMap<>()).put(made.aggregateId(), made.revision());
     }
 
-    private void want(Map<String, List<String>> missing, String type, String id) {
+    private void want(Map<String, Set<String>> missing, String type, String id) {
         if (tracks(type) && !byType.getOrDefault(type, Map.of()).containsKey(id)) {
-            List<String> ids = missing.computeIfAbsent(type, t -> new ArrayList<>());
-            if (!ids.contains(id)) {
-                ids.add(id);
-            }
+            missing.computeIfAbsent(type, t -> new LinkedHashSet<>()).add(id);
         }
     }
 }

@@ -5,6 +5,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.acme.catalog.product.projection.ProjectionBatch.Current;
+import com.acme.catalog.product.projection.ProjectionBatch.Revision;
+
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -17,72 +20,106 @@ class ProjectionRepository {
             "mapping", "SELECT mapping_id, revision FROM mapping WHERE generation_id = ? AND mapping_id = ANY(?)",
             "policy", "SELECT policy_id, revision FROM policy WHERE generation_id = ? AND policy_id = ANY(?)",
             "release", "SELECT release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)");
-    /** Inserts the revision row; every current-row write below runs it in the same statement. */
-    private static final String REVISION_CTE = """
-            revision AS (
-                INSERT INTO aggregate_revision (generation_id, aggregate_type, aggregate_id, revision, content, deleted,
-                                                epoch, position, event_id)
-                VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?))
+    /** The tracked types in the order of the branches of {@link #SQL_ALL_REVISIONS}. */
+    private static final List<String> TRACKED = List.of("item", "mapping", "policy", "release");
+    private static final String SQL_ALL_REVISIONS = """
+            SELECT 0, item_id, revision FROM item WHERE generation_id = ? AND item_id = ANY(?)
+            UNION ALL
+            SELECT 1, mapping_id, revision FROM mapping WHERE generation_id = ? AND mapping_id = ANY(?)
+            UNION ALL
+            SELECT 2, policy_id, revision FROM policy WHERE generation_id = ? AND policy_id = ANY(?)
+            UNION ALL
+            SELECT 3, release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)
             """;
-    private static final String SQL_WRITE_ITEM = "WITH previous AS (SELECT deleted FROM item WHERE generation_id = ? "
-            + "AND item_id = ?), " + REVISION_CTE + """
-            , upserted AS (
+    private static final String SQL_INSERT_REVISIONS = """
+            INSERT INTO aggregate_revision (generation_id, aggregate_type, aggregate_id, revision, content, deleted,
+                                            epoch, position, event_id)
+            SELECT ?, r.aggregate_type, r.aggregate_id, r.revision, r.content::jsonb, r.deleted, r.epoch, r.position,
+                   r.event_id::uuid
+              FROM unnest(?::text[], ?::text[], ?::integer[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[],
+                          ?::text[])
+                   AS r(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id)
+            """;
+    /** Upserts items; answers the ids whose row before the statement was a deletion. */
+    private static final String SQL_UPSERT_ITEMS = """
+            WITH previous AS (
+                SELECT item_id FROM item WHERE generation_id = ? AND item_id = ANY(?) AND deleted
+            ), upserted AS (
                 INSERT INTO item (generation_id, item_id, revision, attributes, deleted, epoch, position)
-                VALUES (?, ?, ?, ?::jsonb, ?, ?, ?)
+                SELECT ?, r.item_id, r.revision,
+                       CASE WHEN r.deleted THEN '{}'::jsonb ELSE r.content::jsonb -> 'attributes' END,
+                       r.deleted, r.epoch, r.position
+                  FROM unnest(?::text[], ?::integer[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[])
+                       AS r(item_id, revision, content, deleted, epoch, position)
                 ON CONFLICT (generation_id, item_id) DO UPDATE
                    SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
                        epoch = excluded.epoch, position = excluded.position)
-            SELECT coalesce((SELECT deleted FROM previous), false)
+            SELECT item_id FROM previous
             """;
-    private static final String SQL_WRITE_MAPPING = "WITH " + REVISION_CTE + """
+    private static final String SQL_UPSERT_MAPPINGS = """
             INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            SELECT ?, r.mapping_id, r.revision, r.content::jsonb ->> 'source', r.content::jsonb ->> 'target',
+                   r.epoch, r.position
+              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+                   AS r(mapping_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, mapping_id) DO UPDATE
                SET revision = excluded.revision, source = excluded.source, target = excluded.target,
                    epoch = excluded.epoch, position = excluded.position
             """;
-    private static final String SQL_WRITE_POLICY = "WITH " + REVISION_CTE + """
+    private static final String SQL_UPSERT_POLICIES = """
             INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
-            VALUES (?, ?, ?, ?::jsonb, ?, ?)
+            SELECT ?, r.policy_id, r.revision, r.content::jsonb -> 'rules', r.epoch, r.position
+              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+                   AS r(policy_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, policy_id) DO UPDATE
                SET revision = excluded.revision, rules = excluded.rules,
                    epoch = excluded.epoch, position = excluded.position
             """;
-    private static final String SQL_WRITE_RELEASE = "WITH " + REVISION_CTE + """
+    private static final String SQL_UPSERT_RELEASES = """
             INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
-            VALUES (?, ?, ?, ?, ?::jsonb, ?, ?)
+            SELECT ?, r.release_id, r.revision, r.content::jsonb ->> 'visibility', r.content::jsonb -> 'items',
+                   r.epoch, r.position
+              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+                   AS r(release_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, release_id) DO UPDATE
                SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
                    epoch = excluded.epoch, position = excluded.position
             """;
     private static final String SQL_DELETE_RELEASE_ITEMS = """
-            DELETE FROM release_item WHERE generation_id = ? AND release_id = ? RETURNING item_id
+            DELETE FROM release_item WHERE generation_id = ? AND release_id = ANY(?) RETURNING item_id
             """;
     private static final String SQL_INSERT_RELEASE_ITEMS = """
             INSERT INTO release_item (generation_id, release_id, item_id, revision)
-            SELECT ?, ?, named.item_id, named.revision FROM unnest(?::text[], ?::integer[]) AS named(item_id, revision)
+            SELECT ?, named.release_id, named.item_id, named.revision
+              FROM unnest(?::text[], ?::text[], ?::integer[]) AS named(release_id, item_id, revision)
             """;
     private static final String SQL_DELETE_PUBLIC = """
             DELETE FROM public_item WHERE generation_id = ? AND item_id = ANY(?)
             """;
-    /** The public-view rule in one query; {@code %s} is the item filter. */
+    /**
+     * The public-view rule in one query; {@code %s} is the item filter. The latest PUBLIC release's row per item is
+     * chosen first and the search document computed after, once per public item rather than once per candidate.
+     */
     private static final String SQL_INSERT_PUBLIC = """
             INSERT INTO public_item (generation_id, item_id, revision, release_id, release_epoch, release_position,
                                      attributes, document)
-            SELECT DISTINCT ON (ri.item_id)
-                   ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch, r.position,
-                   ar.content -> 'attributes',
-                   setweight(to_tsvector('english', coalesce(ar.content #>> '{attributes,name}', '')), 'A')
-                   || setweight(jsonb_to_tsvector('english', ar.content -> 'attributes', '["string"]'), 'B')
-                   || setweight(to_tsvector('simple', ri.item_id), 'C')
-              FROM release_item ri
-              JOIN release r ON r.generation_id = ri.generation_id AND r.release_id = ri.release_id
-              JOIN item i ON i.generation_id = ri.generation_id AND i.item_id = ri.item_id
-              JOIN aggregate_revision ar ON ar.generation_id = ri.generation_id AND ar.aggregate_type = 'item'
-                                        AND ar.aggregate_id = ri.item_id AND ar.revision = ri.revision
-             WHERE ri.generation_id = ? %s
-               AND r.visibility = 'PUBLIC' AND NOT i.deleted AND NOT ar.deleted
-             ORDER BY ri.item_id, r.epoch DESC, r.position DESC
+            SELECT latest.generation_id, latest.item_id, latest.revision, latest.release_id, latest.release_epoch,
+                   latest.release_position, latest.content -> 'attributes',
+                   setweight(to_tsvector('english', coalesce(latest.content #>> '{attributes,name}', '')), 'A')
+                   || setweight(jsonb_to_tsvector('english', latest.content -> 'attributes', '["string"]'), 'B')
+                   || setweight(to_tsvector('simple', latest.item_id), 'C')
+              FROM (SELECT DISTINCT ON (ri.item_id)
+                           ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch AS release_epoch,
+                           r.position AS release_position, ar.content
+                      FROM release_item ri
+                      JOIN release r ON r.generation_id = ri.generation_id AND r.release_id = ri.release_id
+                      JOIN item i ON i.generation_id = ri.generation_id AND i.item_id = ri.item_id
+                      JOIN aggregate_revision ar ON ar.generation_id = ri.generation_id
+                                                AND ar.aggregate_type = 'item' AND ar.aggregate_id = ri.item_id
+                                                AND ar.revision = ri.revision
+                     WHERE ri.generation_id = ? %s
+                       AND r.visibility = 'PUBLIC' AND NOT i.deleted AND NOT ar.deleted
+                     ORDER BY ri.item_id, r.epoch DESC, r.position DESC) latest
             """;
     private static final String SQL_REFRESH_PUBLIC = SQL_INSERT_PUBLIC.formatted("AND ri.item_id = ANY(?)");
     private static final String SQL_REBUILD_PUBLIC = SQL_INSERT_PUBLIC.formatted("");
@@ -92,14 +129,6 @@ class ProjectionRepository {
 
     ProjectionRepository(JdbcClient jdbc) {
         this.jdbc = jdbc;
-    }
-
-    /** One revision row: the revision an event made, its content (the payload) and where it was made. */
-    record Revision(AggregateRevision made, String contentJson, boolean deleted, long epoch, long position,
-            java.util.UUID eventId) {
-        static Revision of(IntegrationEvent e, boolean deleted) {
-            return new Revision(e.made(), e.payload().toString(), deleted, e.epoch(), e.position(), e.eventId());
-        }
     }
 
     /** @return whether this repository keeps revisions of {@code aggregateType} */
@@ -117,57 +146,133 @@ class ProjectionRepository {
         return out;
     }
 
-    /**
-     * Writes an item's revision row and current row.
-     *
-     * @return whether the item's previous current revision was a deletion (false when there was none)
-     */
-    boolean writeItem(long generation, Revision r, String attributesJson) {
-        return jdbc.sql(SQL_WRITE_ITEM).params(generation, r.made().aggregateId())
-                .params(revisionParams(generation, r))
-                .params(generation, r.made().aggregateId(), r.made().revision(), attributesJson, r.deleted(),
-                        r.epoch(), r.position())
-                .query(Boolean.class).single();
+    /** Like {@link #revisions(long, String, Collection)} for several tracked types, in one query. */
+    Map<String, Map<String, Integer>> revisions(long generation, Map<String, ? extends Collection<String>> idsByType) {
+        Object[] params = new Object[2 * TRACKED.size()];
+        Map<String, Map<String, Integer>> out = new HashMap<>();
+        for (int i = 0; i < TRACKED.size(); i++) {
+            Collection<String> ids = idsByType.get(TRACKED.get(i));
+            ids = ids == null ? List.of() : ids;
+            params[2 * i] = generation;
+            params[2 * i + 1] = ids.toArray(String[]::new);
+            out.put(TRACKED.get(i), new HashMap<>());
+        }
+        jdbc.sql(SQL_ALL_REVISIONS).params(params).query(rs -> {
+            out.get(TRACKED.get(rs.getInt(1))).put(rs.getString(2), rs.getInt(3));
+        });
+        return out;
     }
 
-    void writeMapping(long generation, Revision r, String source, String target) {
-        jdbc.sql(SQL_WRITE_MAPPING).params(revisionParams(generation, r))
-                .params(generation, r.made().aggregateId(), r.made().revision(), source, target, r.epoch(),
-                        r.position())
-                .update();
+    void insertRevisions(long generation, List<Revision> revisions) {
+        int n = revisions.size();
+        String[] types = new String[n];
+        String[] ids = new String[n];
+        Integer[] numbers = new Integer[n];
+        String[] contents = new String[n];
+        Boolean[] deleted = new Boolean[n];
+        Long[] epochs = new Long[n];
+        Long[] positions = new Long[n];
+        String[] eventIds = new String[n];
+        for (int i = 0; i < n; i++) {
+            Revision r = revisions.get(i);
+            types[i] = r.made().aggregateType();
+            ids[i] = r.made().aggregateId();
+            numbers[i] = r.made().revision();
+            contents[i] = r.contentJson();
+            deleted[i] = r.deleted();
+            epochs[i] = r.epoch();
+            positions[i] = r.position();
+            eventIds[i] = r.eventId().toString();
+        }
+        jdbc.sql(SQL_INSERT_REVISIONS)
+                .params(generation, types, ids, numbers, contents, deleted, epochs, positions, eventIds).update();
     }
 
-    void writePolicy(long generation, Revision r, String rulesJson) {
-        jdbc.sql(SQL_WRITE_POLICY).params(revisionParams(generation, r))
-                .params(generation, r.made().aggregateId(), r.made().revision(), rulesJson, r.epoch(), r.position())
-                .update();
+    /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
+    List<String> upsertItems(long generation, Collection<Current> items) {
+        if (items.isEmpty()) {
+            return List.of();
+        }
+        Columns c = new Columns(items);
+        Boolean[] deleted = items.stream().map(Current::deleted).toArray(Boolean[]::new);
+        return jdbc.sql(SQL_UPSERT_ITEMS)
+                .params(generation, c.ids, generation, c.ids, c.revisions, c.contents, deleted, c.epochs, c.positions)
+                .query(String.class).list();
     }
 
-    void writeRelease(long generation, Revision r, String visibility, String itemsJson) {
-        jdbc.sql(SQL_WRITE_RELEASE).params(revisionParams(generation, r))
-                .params(generation, r.made().aggregateId(), r.made().revision(), visibility, itemsJson, r.epoch(),
-                        r.position())
-                .update();
+    void upsertMappings(long generation, Collection<Current> mappings) {
+        if (!mappings.isEmpty()) {
+            Columns c = new Columns(mappings);
+            jdbc.sql(SQL_UPSERT_MAPPINGS).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
+                    .update();
+        }
     }
 
-    private static Object[] revisionParams(long generation, Revision r) {
-        return new Object[] {generation, r.made().aggregateType(), r.made().aggregateId(), r.made().revision(),
-                r.contentJson(), r.deleted(), r.epoch(), r.position(), r.eventId()};
+    void upsertPolicies(long generation, Collection<Current> policies) {
+        if (!policies.isEmpty()) {
+            Columns c = new Columns(policies);
+            jdbc.sql(SQL_UPSERT_POLICIES).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
+                    .update();
+        }
     }
 
-    /** Replaces the item revisions a release names. @return the items it named before */
-    List<String> replaceReleaseItems(long generation, String releaseId, Map<String, Integer> named) {
-        List<String> before = jdbc.sql(SQL_DELETE_RELEASE_ITEMS).params(generation, releaseId).query(String.class)
-                .list();
-        if (!named.isEmpty()) {
-            String[] ids = named.keySet().toArray(String[]::new);
-            Integer[] revisions = new Integer[ids.length];
-            for (int i = 0; i < ids.length; i++) {
-                revisions[i] = named.get(ids[i]);
+    void upsertReleases(long generation, Collection<Current> releases) {
+        if (!releases.isEmpty()) {
+            Columns c = new Columns(releases);
+            jdbc.sql(SQL_UPSERT_RELEASES).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
+                    .update();
+        }
+    }
+
+    /** Replaces the item revisions each given release names. @return the items they named before */
+    List<String> replaceReleaseItems(long generation, Map<String, Map<String, Integer>> namedByRelease) {
+        if (namedByRelease.isEmpty()) {
+            return List.of();
+        }
+        List<String> before = jdbc.sql(SQL_DELETE_RELEASE_ITEMS)
+                .params(generation, namedByRelease.keySet().toArray(String[]::new)).query(String.class).list();
+        int n = namedByRelease.values().stream().mapToInt(Map::size).sum();
+        if (n > 0) {
+            String[] releaseIds = new String[n];
+            String[] itemIds = new String[n];
+            Integer[] revisions = new Integer[n];
+            int i = 0;
+            for (Map.Entry<String, Map<String, Integer>> release : namedByRelease.entrySet()) {
+                for (Map.Entry<String, Integer> named : release.getValue().entrySet()) {
+                    releaseIds[i] = release.getKey();
+                    itemIds[i] = named.getKey();
+                    revisions[i++] = named.getValue();
+                }
             }
-            jdbc.sql(SQL_INSERT_RELEASE_ITEMS).params(generation, releaseId, ids, revisions).update();
+            jdbc.sql(SQL_INSERT_RELEASE_ITEMS).params(generation, releaseIds, itemIds, revisions).update();
         }
         return before;
+    }
+
+    /** The columns of current rows as arrays, for {@code unnest}. */
+    private static final class Columns {
+        final String[] ids;
+        final Integer[] revisions;
+        final Long[] epochs;
+        final Long[] positions;
+        final String[] contents;
+
+        Columns(Collection<Current> rows) {
+            int n = rows.size();
+            ids = new String[n];
+            revisions = new Integer[n];
+            epochs = new Long[n];
+            positions = new Long[n];
+            contents = new String[n];
+            int i = 0;
+            for (Current r : rows) {
+                ids[i] = r.id();
+                revisions[i] = r.revision();
+                epochs[i] = r.epoch();
+                positions[i] = r.position();
+                contents[i++] = r.contentJson();
+            }
+        }
     }
 
     /** Recomputes the public view (and search document) of the given items from the copied accepted state. */
