@@ -55,6 +55,7 @@ class InboxService {
 
     /** Applies one delivery of events, all of {@code stream}. */
     Delivered deliver(StreamId stream, List<IntegrationEvent> events) {
+        long started = System.nanoTime();
         try {
             return tx.execute(status -> deliverLocked(stream, events));
         } catch (ChainBrokenException broken) {
@@ -68,6 +69,8 @@ class InboxService {
                         e.toString());
             }
             throw broken;
+        } finally {
+            metrics.applied(System.nanoTime() - started);
         }
     }
 
