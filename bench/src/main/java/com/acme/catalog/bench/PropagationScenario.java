@@ -4,17 +4,25 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.acme.catalog.testsupport.ServiceProcess;
 import com.acme.catalog.testsupport.TestDatabase;
@@ -25,10 +33,15 @@ import org.postgresql.PGNotification;
 /**
  * Propagation latency: resolver commit (the write's HTTP answer) to "applied in the product" (the product's
  * serving generation's contiguous position covers the write), at a paced event rate, through the real relay
- * (LISTEN/NOTIFY wake, HTTP push, one product transaction per batch). Baseline in the same run: a bare PostgreSQL
- * NOTIFY from one connection to a LISTENing one, the floor of any wake-on-commit pipeline.
+ * (LISTEN/NOTIFY wake, HTTP push, one product transaction per batch), after an unmeasured warm-up at the same
+ * rate. Baseline in the same run: a bare PostgreSQL NOTIFY from one connection to a LISTENing one, the floor of
+ * any wake-on-commit pipeline. The services' own timers (relay delivery, product apply, resolver write) are
+ * scraped before and after the measured phase and reported as means over it.
  */
 final class PropagationScenario implements Scenario {
+
+    private static final List<String> STAGE_TIMERS = List.of("resolver_write_seconds", "resolver_relay_lag_seconds",
+            "resolver_relay_delivery_seconds", "product_inbox_apply_seconds");
 
     @Override
     public String name() {
@@ -37,7 +50,8 @@ final class PropagationScenario implements Scenario {
 
     @Override
     public String description() {
-        return "commit -> applied in the product at a paced rate [--rate=1000 --seconds=20 --streams=4 --batch=5]";
+        return "commit -> applied in the product at a paced rate [--rate=1000 --seconds=20 --streams=4 --batch=5 "
+                + "--writers=32 --warmup=5]";
     }
 
     @Override
@@ -46,10 +60,15 @@ final class PropagationScenario implements Scenario {
         int seconds = o.integer("seconds", 20);
         int streams = o.integer("streams", 4);
         int batch = o.integer("batch", 5);
+        int writers = o.integer("writers", 32);
+        int warmup = o.integer("warmup", 5);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("targetEventsPerSecond", rate);
         out.put("streams", streams);
         out.put("changesPerTransaction", batch);
+        out.put("writerThreads", writers);
+        out.put("warmupSeconds", warmup);
+        out.put("loadAverageAtStart", loadAverage());
         try (TestDatabase rdb = TestDatabase.create("bench_prop_resolver");
              TestDatabase pdb = TestDatabase.create("bench_prop_product")) {
             out.put("notifyBaseline", notifyBaseline(rdb));
@@ -62,7 +81,8 @@ final class PropagationScenario implements Scenario {
                          "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c",
                          "PRODUCT_DELIVERY_URL", "http://localhost:18092/v1/inbox/events",
                          "SECURITY_TOKENS", tokens))) {
-                HttpClient http = HttpClient.newHttpClient();
+                // HTTP/1.1: the default would offer an h2c upgrade on every new connection
+                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 for (int s = 0; s < streams; s++) {
                     send(http, "PUT", resolver.baseUrl() + "/v1/streams/bench/prop-" + s + "/items/warm", "w",
                             "{\"attributes\":{}}");
@@ -70,100 +90,270 @@ final class PropagationScenario implements Scenario {
                             "{\"consumerId\":\"product-1\",\"tenant\":\"bench\",\"catalog\":\"prop-" + s
                                     + "\",\"epoch\":1,\"deliveryUrl\":\"" + product.baseUrl() + "/v1/inbox/events\"}");
                 }
-                WriteScenario.progress("propagation: %d events/s for %d s on %d streams", rate, seconds, streams);
-                out.putAll(measure(http, resolver, pdb, rate, seconds, streams, batch));
+                Run run = new Run(http, resolver, pdb, streams, batch, writers);
+                try {
+                    if (warmup > 0) {
+                        WriteScenario.progress("propagation: warming up, %d events/s for %d s", rate, warmup);
+                        run.phase(rate, warmup);
+                    }
+                    Map<String, double[]> before = timers(http, resolver, product);
+                    Map<String, Long> cpuBefore = cpu(resolver, product, rdb, pdb);
+                    WriteScenario.progress("propagation: %d events/s for %d s on %d streams", rate, seconds, streams);
+                    Map<String, Object> phase = run.phase(rate, seconds);
+                    Map<String, Long> cpuAfter = cpu(resolver, product, rdb, pdb);
+                    out.putAll(phase);
+                    out.put("stages", stages(before, timers(http, resolver, product)));
+                    out.put("cpuMsPerEvent", cpuPerEvent(cpuBefore, cpuAfter, ((Number) ((Map<?, ?>) phase
+                            .get("propagation")).get("operations")).longValue() * batch));
+                } finally {
+                    run.close();
+                }
                 double p99 = ((Number) ((Map<?, ?>) out.get("propagation")).get("p99Ms")).doubleValue();
                 double floor = ((Number) ((Map<?, ?>) out.get("notifyBaseline")).get("p99Ms")).doubleValue();
                 out.put("ratioP99ToNotifyP99", Latencies.round(p99 / Math.max(floor, 0.01)));
             }
         }
+        out.put("loadAverageAtEnd", loadAverage());
         return out;
     }
 
-    private Map<String, Object> measure(HttpClient http, ServiceProcess resolver, TestDatabase pdb, int rate,
-            int seconds, int streams, int batch) throws Exception {
-        Map<String, Long> committedAt = new ConcurrentHashMap<>(); // "stream:position" -> nanos
-        Latencies lat = new Latencies();
-        AtomicBoolean observing = new AtomicBoolean(true);
-        Thread observer = new Thread(() -> observe(pdb, committedAt, lat, observing));
-        observer.start();
-        ExecutorService writers = Executors.newFixedThreadPool(streams * 2);
-        long transactionsPerSecond = Math.max(1, rate / batch);
-        long intervalNanos = 1_000_000_000L / transactionsPerSecond;
-        long start = System.nanoTime();
-        long total = transactionsPerSecond * seconds;
-        StringBuilder changes = new StringBuilder("{\"changes\":[");
-        for (int i = 0; i < batch; i++) {
-            changes.append(i == 0 ? "" : ",").append("{\"op\":\"upsertItem\",\"itemId\":\"sku-").append(i)
-                    .append("\",\"attributes\":{\"n\":").append(i).append("}}");
-        }
-        String body = changes.append("]}").toString();
-        for (long n = 0; n < total; n++) {
-            long due = start + n * intervalNanos;
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-                TimeUnit.NANOSECONDS.sleep(wait);
-            }
-            int s = (int) (n % streams);
-            writers.execute(() -> {
-                try {
-                    String res = send(http, "POST", resolver.baseUrl() + "/v1/streams/bench/prop-" + s
-                            + "/transactions", "w", body);
-                    long now = System.nanoTime();
-                    int at = res.indexOf("\"lastPosition\":");
-                    long last = Long.parseLong(res.substring(at + 15, res.indexOf(',', at)));
-                    committedAt.put(s + ":" + last, now);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-        }
-        writers.shutdown();
-        writers.awaitTermination(5, TimeUnit.MINUTES);
-        long wall = System.nanoTime() - start;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!committedAt.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        observing.set(false);
-        observer.join();
-        Map<String, Object> m = new LinkedHashMap<>();
-        Map<String, Object> summary = lat.summary(wall);
-        m.put("achievedEventsPerSecond", Latencies.round(total * batch / (wall / 1e9)));
-        m.put("propagation", summary);
-        m.put("unobserved", committedAt.size());
-        return m;
-    }
+    /** Paced writers and one observer of the product's applied positions, over one or more phases. */
+    private static final class Run implements AutoCloseable {
+        private final HttpClient http;
+        private final ServiceProcess resolver;
+        private final int streams;
+        private final String body;
+        private final ExecutorService writers;
+        /** Per stream: last position of each write -> nanos its HTTP answer arrived. */
+        private final List<ConcurrentSkipListMap<Long, Long>> committed = new java.util.ArrayList<>();
+        private final AtomicReference<Latencies> latencies = new AtomicReference<>(new Latencies());
+        private final AtomicLong polls = new AtomicLong();
+        private final AtomicBoolean observing = new AtomicBoolean(true);
+        private final Thread observer;
+        private final int batch;
 
-    /** Polls each stream's applied position; a write counts as applied when the position covers it. */
-    private static void observe(TestDatabase pdb, Map<String, Long> committedAt, Latencies lat,
-            AtomicBoolean observing) {
-        try (Connection c = pdb.connect();
-             PreparedStatement ps = c.prepareStatement("""
-                     SELECT s.catalog, g.applied_position FROM product.serving_generation s
-                       JOIN product.generation g ON g.generation_id = s.generation_id WHERE s.tenant = 'bench'
-                     """)) {
-            while (observing.get()) {
-                long now = System.nanoTime();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String stream = rs.getString(1).substring("prop-".length());
-                        long applied = rs.getLong(2);
-                        for (var it = committedAt.entrySet().iterator(); it.hasNext(); ) {
-                            var e = it.next();
-                            int colon = e.getKey().indexOf(':');
-                            if (e.getKey().substring(0, colon).equals(stream)
-                                    && Long.parseLong(e.getKey().substring(colon + 1)) <= applied) {
-                                lat.add(Math.max(0, now - e.getValue()));
-                                it.remove();
+        Run(HttpClient http, ServiceProcess resolver, TestDatabase pdb, int streams, int batch, int writerThreads) {
+            this.http = http;
+            this.resolver = resolver;
+            this.streams = streams;
+            this.batch = batch;
+            for (int s = 0; s < streams; s++) {
+                committed.add(new ConcurrentSkipListMap<>());
+            }
+            StringBuilder changes = new StringBuilder("{\"changes\":[");
+            for (int i = 0; i < batch; i++) {
+                changes.append(i == 0 ? "" : ",").append("{\"op\":\"upsertItem\",\"itemId\":\"sku-").append(i)
+                        .append("\",\"attributes\":{\"n\":").append(i).append("}}");
+            }
+            this.body = changes.append("]}").toString();
+            this.writers = Executors.newFixedThreadPool(writerThreads);
+            this.observer = new Thread(() -> observe(pdb), "propagation-observer");
+            observer.start();
+        }
+
+        Map<String, Object> phase(int rate, int seconds) throws Exception {
+            Latencies lat = new Latencies();
+            latencies.set(lat);
+            long pollsBefore = polls.get();
+            long transactionsPerSecond = Math.max(1, rate / batch);
+            long intervalNanos = 1_000_000_000L / transactionsPerSecond;
+            long total = transactionsPerSecond * seconds;
+            AtomicLong done = new AtomicLong();
+            AtomicLong failed = new AtomicLong();
+            long start = System.nanoTime();
+            long behind = 0;
+            for (long n = 0; n < total; n++) {
+                long due = start + n * intervalNanos;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                } else if (-wait > 100_000_000L) {
+                    behind++;
+                }
+                int s = (int) (n % streams);
+                writers.execute(() -> {
+                    try {
+                        String res = send(http, "POST", resolver.baseUrl() + "/v1/streams/bench/prop-" + s
+                                + "/transactions", "w", body);
+                        long now = System.nanoTime();
+                        int at = res.indexOf("\"lastPosition\":");
+                        long last = Long.parseLong(res.substring(at + 15, res.indexOf(',', at)));
+                        committed.get(s).put(last, now);
+                        done.incrementAndGet();
+                    } catch (Exception e) {
+                        failed.incrementAndGet();
+                    }
+                });
+            }
+            while (done.get() + failed.get() < total) {
+                Thread.sleep(5);
+            }
+            long wall = System.nanoTime() - start;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (pending() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("achievedEventsPerSecond", Latencies.round(done.get() * batch / (wall / 1e9)));
+            m.put("failedWrites", failed.get());
+            m.put("pacingFellBehind", behind);
+            m.put("propagation", lat.summary(wall));
+            m.put("unobserved", pending());
+            m.put("observerPollsPerSecond", Latencies.round((polls.get() - pollsBefore) / (wall / 1e9)));
+            committed.forEach(Map::clear);
+            return m;
+        }
+
+        private long pending() {
+            return committed.stream().mapToLong(Map::size).sum();
+        }
+
+        /**
+         * Polls each stream's applied position every 2 ms; a write counts as applied at the first poll whose
+         * position covers its last position (latency = that poll's start minus the write's HTTP answer).
+         */
+        private void observe(TestDatabase pdb) {
+            try (Connection c = pdb.connect();
+                 PreparedStatement ps = c.prepareStatement("""
+                         SELECT s.catalog, g.applied_position FROM product.serving_generation s
+                           JOIN product.generation g ON g.generation_id = s.generation_id WHERE s.tenant = 'bench'
+                         """)) {
+                while (observing.get()) {
+                    long now = System.nanoTime();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            int stream = Integer.parseInt(rs.getString(1).substring("prop-".length()));
+                            if (stream >= streams) {
+                                continue;
+                            }
+                            long applied = rs.getLong(2);
+                            ConcurrentSkipListMap<Long, Long> writes = committed.get(stream);
+                            Latencies lat = latencies.get();
+                            for (Map.Entry<Long, Long> w = writes.firstEntry(); w != null && w.getKey() <= applied;
+                                    w = writes.firstEntry()) {
+                                if (writes.remove(w.getKey(), w.getValue())) {
+                                    lat.add(Math.max(0, now - w.getValue()));
+                                }
                             }
                         }
                     }
+                    polls.incrementAndGet();
+                    Thread.sleep(2); // 2 ms resolution; a tighter poll would take a core from the services
                 }
-                Thread.sleep(2); // 2 ms resolution; a tighter poll would take a core from the services
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            writers.shutdownNow();
+            observing.set(false);
+            observer.join();
+        }
+    }
+
+    /** Sum (s), count and max (s) of each stage timer, over all its tags, from both services. */
+    private static Map<String, double[]> timers(HttpClient http, ServiceProcess... services) throws Exception {
+        Pattern line = Pattern.compile("^(\\w+)_(sum|count|max)(\\{[^}]*\\})? (\\S+)$");
+        Map<String, double[]> acc = new TreeMap<>();
+        for (ServiceProcess sp : services) {
+            String text = http.send(HttpRequest.newBuilder(URI.create(sp.baseUrl() + "/actuator/prometheus")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            for (String l : text.split("\n")) {
+                if (l.startsWith("resolver_relay_delivered_events_total")) {
+                    acc.computeIfAbsent("deliveredEvents", k -> new double[3])[1]
+                            += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                    continue;
+                }
+                Matcher m = line.matcher(l);
+                if (!m.matches() || !STAGE_TIMERS.contains(m.group(1))
+                        || (m.group(3) != null && m.group(3).contains("outcome=\"failed\""))) {
+                    continue;
+                }
+                double[] v = acc.computeIfAbsent(m.group(1), k -> new double[3]);
+                double value = Double.parseDouble(m.group(4));
+                switch (m.group(2)) {
+                    case "sum" -> v[0] += value;
+                    case "count" -> v[1] += value;
+                    default -> v[2] = Math.max(v[2], value);
+                }
+            }
+        }
+        return acc;
+    }
+
+    private static Map<String, Object> stages(Map<String, double[]> before, Map<String, double[]> after) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        double events = after.getOrDefault("deliveredEvents", new double[3])[1]
+                - before.getOrDefault("deliveredEvents", new double[3])[1];
+        double deliveries = after.getOrDefault("resolver_relay_delivery_seconds", new double[3])[1]
+                - before.getOrDefault("resolver_relay_delivery_seconds", new double[3])[1];
+        out.put("eventsPerDelivery", Latencies.round(deliveries == 0 ? 0 : events / deliveries));
+        for (String name : STAGE_TIMERS) {
+            double[] a = after.getOrDefault(name, new double[3]);
+            double[] b = before.getOrDefault(name, new double[3]);
+            double count = a[1] - b[1];
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("count", (long) count);
+            m.put("meanMs", Latencies.round(count == 0 ? 0 : (a[0] - b[0]) / count * 1000));
+            m.put("recentMaxMs", Latencies.round(a[2] * 1000));
+            out.put(name.substring(0, name.length() - "_seconds".length()), m);
+        }
+        return out;
+    }
+
+    /**
+     * CPU time (ms, user + system) so far of each component: both service JVMs, and the PostgreSQL backends
+     * connected to each service's database (the observer's own backend included in the product's), where the
+     * bench runs. Read from /proc; absent elsewhere.
+     */
+    private static Map<String, Long> cpu(ServiceProcess resolver, ServiceProcess product, TestDatabase rdb,
+            TestDatabase pdb) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("resolverJvm", cpuMillis(resolver.pid()));
+        m.put("productJvm", cpuMillis(product.pid()));
+        m.put("resolverDatabase", backendsCpu(rdb));
+        m.put("productDatabase", backendsCpu(pdb));
+        m.put("bench", cpuMillis(ProcessHandle.current().pid()));
+        return m;
+    }
+
+    private static long backendsCpu(TestDatabase db) {
+        long total = 0;
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) {
+            while (rs.next()) {
+                total += Math.max(0, cpuMillis(rs.getLong(1)));
             }
         } catch (Exception e) {
-            throw new IllegalStateException(e);
+            return -1;
+        }
+        return total;
+    }
+
+    private static long cpuMillis(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10; // utime, stime in 1/100 s
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private static Map<String, Object> cpuPerEvent(Map<String, Long> before, Map<String, Long> after, long events) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        after.forEach((k, v) -> out.put(k, Latencies.round(events == 0 ? 0 : (v - before.get(k)) / (double) events)));
+        return out;
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "unknown";
         }
     }
 

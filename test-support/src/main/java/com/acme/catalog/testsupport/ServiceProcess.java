@@ -39,6 +39,11 @@ public final class ServiceProcess implements AutoCloseable {
         return sp;
     }
 
+    /** The operating-system process id (benchmarks read its CPU time). */
+    public long pid() {
+        return process.pid();
+    }
+
     public int port() {
         return port;
     }

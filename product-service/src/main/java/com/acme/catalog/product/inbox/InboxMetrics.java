@@ -10,6 +10,7 @@ import com.acme.catalog.product.projection.GenerationCursor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
 /**
@@ -23,8 +24,18 @@ class InboxMetrics {
     private final MeterRegistry registry;
     private final Map<StreamId, StreamGauges> streams = new ConcurrentHashMap<>();
 
+    private final Timer applyTime;
+
     InboxMetrics(MeterRegistry registry) {
         this.registry = registry;
+        this.applyTime = Timer.builder("product.inbox.apply")
+                .description("one live delivery's transaction: lock, apply, save the cursor, commit")
+                .publishPercentileHistogram().register(registry);
+    }
+
+    /** Records the time of one delivery's transaction (committed or rolled back). */
+    void applied(long nanos) {
+        applyTime.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     /** Records a committed cursor of a serving generation and its held-event count. */

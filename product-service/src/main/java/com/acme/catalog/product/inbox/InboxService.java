@@ -70,6 +70,7 @@ class InboxService {
     }
 
     private Delivered deliverOnce(StreamId stream, List<IntegrationEvent> events) {
+        long started = System.nanoTime();
         try {
             return tx.execute(status -> deliverLocked(stream, events));
         } catch (ChainBrokenException broken) {
@@ -83,6 +84,8 @@ class InboxService {
                         e.toString());
             }
             throw broken;
+        } finally {
+            metrics.applied(System.nanoTime() - started);
         }
     }
 

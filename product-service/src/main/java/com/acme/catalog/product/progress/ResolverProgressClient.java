@@ -23,7 +23,9 @@ class ResolverProgressClient {
     ResolverProgressClient(@Value("${product.resolver-url}") String resolverUrl,
             @Value("${product.resolver-token:}") String token, @Value("${product.consumer-id}") String consumerId,
             @Value("${product.progress.request-timeout-ms:5000}") long timeoutMs) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeoutMs)).build();
+        // HTTP/1.1: the default would offer an h2c upgrade on every new connection to the plain-http resolver
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofMillis(timeoutMs)).build();
         JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
         factory.setReadTimeout(Duration.ofMillis(timeoutMs));
         RestClient.Builder b = RestClient.builder().baseUrl(resolverUrl).requestFactory(factory);

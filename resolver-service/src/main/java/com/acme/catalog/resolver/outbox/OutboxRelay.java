@@ -5,15 +5,22 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.resolver.outbox.RelayRepository.Due;
@@ -22,6 +29,7 @@ import com.acme.catalog.resolver.outbox.RelayRepository.Event;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -31,7 +39,9 @@ import org.springframework.stereotype.Component;
  * Pushes each push consumer's events, in position order and bounded batches, to its delivery URL. Woken by commit
  * notifications, with a poll as safety net. Per consumer: a delivery cursor separate from durable progress, a
  * claim so one instance delivers at a time, and exponential backoff with jitter on failure, so a slow or down
- * consumer never stalls the others. Marks events published once every push consumer of the stream has them.
+ * consumer never stalls the others. A worker that holds a consumer's claim goes straight on to the next batch
+ * while there is one (yielding its thread when other consumers wait). Events are marked published, off the
+ * delivery path, once every push consumer of the stream has them.
  */
 @Component
 class OutboxRelay implements SmartLifecycle {
@@ -44,13 +54,21 @@ class OutboxRelay implements SmartLifecycle {
     private final String instance = "relay-" + UUID.randomUUID();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final Object signal = new Object();
+    /** Counts wake-ups; a worker that saw it change while it finished hands the wake on to the dispatcher. */
+    private final AtomicLong wakes = new AtomicLong();
+    private final AtomicBoolean publishWanted = new AtomicBoolean(true);
     private final HttpClient http;
     private final Counter deliveredEvents;
     private final Counter failedDeliveries;
+    private final Timer deliveryTime;
+    private final Timer failedDeliveryTime;
+    private final Timer deliveryLag;
     private volatile boolean running;
     private boolean woken;
-    private ExecutorService workers;
+    private volatile long lastPublishNanos;
+    private ThreadPoolExecutor workers;
     private ScheduledExecutorService retryTimer;
+    private ScheduledExecutorService publisher;
     private Thread dispatcher;
     private Thread listenerThread;
     private CommitListener listener;
@@ -65,6 +83,17 @@ class OutboxRelay implements SmartLifecycle {
                 .description("events delivered to consumers (a redelivery counts again)").register(registry);
         this.failedDeliveries = Counter.builder("resolver.relay.failed.deliveries")
                 .description("deliveries that failed and were scheduled for retry").register(registry);
+        this.deliveryTime = deliveryTimer(registry, "delivered");
+        this.failedDeliveryTime = deliveryTimer(registry, "failed");
+        this.deliveryLag = Timer.builder("resolver.relay.lag")
+                .description("from the write of the oldest event of a delivery to the consumer's acknowledgement")
+                .publishPercentileHistogram().register(registry);
+    }
+
+    private static Timer deliveryTimer(MeterRegistry registry, String outcome) {
+        return Timer.builder("resolver.relay.delivery")
+                .description("one delivery's HTTP round trip, the consumer's processing included")
+                .tag("outcome", outcome).publishPercentileHistogram().register(registry);
     }
 
     @Override
@@ -74,39 +103,46 @@ class OutboxRelay implements SmartLifecycle {
             return;
         }
         running = true;
-        retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "relay-retry-timer");
-            t.setDaemon(true);
-            return t;
-        });
-        workers = Executors.newFixedThreadPool(Math.max(1, props.workers()), r -> new Thread(r, "relay-delivery"));
+        retryTimer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "relay-retry-timer"));
+        publisher = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "relay-publisher"));
+        long publishMs = Math.max(1, props.publishInterval().toMillis());
+        publisher.scheduleWithFixedDelay(this::publishTick, publishMs, publishMs, TimeUnit.MILLISECONDS);
+        int n = Math.max(1, props.workers());
+        workers = new ThreadPoolExecutor(n, n, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                r -> new Thread(r, "relay-delivery"));
         listener = new CommitListener(dataSource.getJdbcUrl(), dataSource.getUsername(), dataSource.getPassword(),
                 this::wake);
-        listenerThread = new Thread(listener, "relay-listener");
-        listenerThread.setDaemon(true);
+        listenerThread = daemon(listener, "relay-listener");
         listenerThread.start();
-        dispatcher = new Thread(this::dispatchLoop, "relay-dispatcher");
-        dispatcher.setDaemon(true);
+        dispatcher = daemon(this::dispatchLoop, "relay-dispatcher");
         dispatcher.start();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
     }
 
     @Override
     public void stop() {
+        if (!running) {
+            return;
+        }
         running = false;
-        if (listener != null) {
-            listener.stop();
-        }
+        listener.stop();
         wake();
-        if (retryTimer != null) {
-            retryTimer.shutdownNow();
-        }
-        if (workers != null) {
-            workers.shutdown();
-            try {
-                workers.awaitTermination(props.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        retryTimer.shutdownNow();
+        publisher.shutdownNow();
+        workers.shutdown();
+        try {
+            workers.awaitTermination(props.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+            repo.releaseAll(instance);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.warn("could not release this instance's delivery claims; they expire after {}: {}", props.claim(),
+                    e.toString());
         }
     }
 
@@ -116,6 +152,8 @@ class OutboxRelay implements SmartLifecycle {
     }
 
     void wake() {
+        wakes.incrementAndGet();
+        publishWanted.set(true);
         synchronized (signal) {
             woken = true;
             signal.notifyAll();
@@ -126,7 +164,6 @@ class OutboxRelay implements SmartLifecycle {
         while (running) {
             try {
                 cycle();
-                publishStreamsWithoutPushConsumers();
             } catch (RuntimeException e) {
                 log.warn("relay cycle failed: {}", e.toString());
             }
@@ -148,40 +185,91 @@ class OutboxRelay implements SmartLifecycle {
     void cycle() {
         for (Due due : repo.due(instance, 1000)) {
             String key = due.consumerId() + "|" + due.stream() + "|" + due.epoch();
-            if (!inFlight.add(key)) {
-                continue;
-            }
-            try {
-                workers.execute(() -> {
-                    boolean delivered = false;
-                    try {
-                        delivered = deliver(due);
-                    } finally {
-                        inFlight.remove(key);
-                    }
-                    if (delivered) {
-                        wake(); // only now, with the key released: more may have been committed meanwhile
-                    }
-                });
-            } catch (RuntimeException e) {
-                inFlight.remove(key);
-                throw e;
+            if (inFlight.add(key)) {
+                submit(due, key);
             }
         }
     }
 
-    /** @return true when a batch was delivered (so there may be more to send) */
-    private boolean deliver(Due due) {
-        if (!repo.claim(due, instance, Math.max(1, props.claim().toSeconds()))) {
-            return false; // another instance holds it
+    private void submit(Due due, String key) {
+        try {
+            workers.execute(() -> serve(due, key));
+        } catch (RejectedExecutionException e) {
+            inFlight.remove(key); // stopping
         }
-        List<Event> events = repo.events(due.stream(), due.epoch(), due.delivered(), props.batchEvents());
-        if (events.isEmpty()) {
-            repo.delivered(due, due.delivered(), instance);
-            return false;
+    }
+
+    /** Delivers to one consumer until it is caught up, fails, loses its claim or must yield its thread. */
+    private void serve(Due due, String key) {
+        Progress p = new Progress(wakes.get());
+        Due next = null;
+        try {
+            next = drain(due, p);
+        } catch (RuntimeException e) {
+            log.warn("delivery to consumer {} of {} epoch {} failed: {}", due.consumerId(), due.stream(), due.epoch(),
+                    e.toString());
         }
+        if (next != null && running) {
+            submit(next, key); // keeps the key and the claim: back of the queue, behind the consumers waiting
+            return;
+        }
+        inFlight.remove(key);
+        if (wakes.get() != p.seenWakes) {
+            wake(); // a commit may have been skipped by the dispatcher while the key was held
+        }
+    }
+
+    /** The wake count read before the last look at the outbox. */
+    private static final class Progress {
+        long seenWakes;
+
+        Progress(long seenWakes) {
+            this.seenWakes = seenWakes;
+        }
+    }
+
+    /** @return the consumer to serve again later (claim held) when other consumers wait for a thread, else null */
+    private Due drain(Due due, Progress p) {
+        long claimSeconds = Math.max(1, props.claim().toSeconds());
+        Optional<List<Event>> claimed = repo.claimAndRead(due, instance, claimSeconds, due.delivered(),
+                props.batchEvents());
+        if (claimed.isEmpty()) {
+            return null; // another instance holds it
+        }
+        List<Event> events = claimed.get();
+        long after = due.delivered();
+        while (true) {
+            if (events.isEmpty()) {
+                repo.release(due, instance);
+                return null;
+            }
+            long through = post(due, after, events);
+            if (through < 0) {
+                return null; // failed: recorded, claim released, retry scheduled
+            }
+            publishWanted.set(true);
+            p.seenWakes = wakes.get();
+            Optional<Boolean> more = repo.delivered(due, through, instance, claimSeconds);
+            if (more.isEmpty() || !more.get() || !running) {
+                return null; // claim lost, or caught up and released (or stopping: released at stop)
+            }
+            after = through;
+            if (!workers.getQueue().isEmpty()) {
+                return new Due(due.consumerId(), due.stream(), due.epoch(), due.deliveryUrl(), after, due.head());
+            }
+            p.seenWakes = wakes.get();
+            events = repo.events(due.stream(), due.epoch(), after, props.batchEvents());
+        }
+    }
+
+    /**
+     * Sends the longest prefix of {@code events} within the byte bound (at least one event).
+     *
+     * @return the last position the consumer acknowledged, or -1 when the delivery failed
+     */
+    private long post(Due due, long after, List<Event> events) {
         StringBuilder body = new StringBuilder(64 * events.size()).append("{\"events\":[");
-        long through = due.delivered();
+        long through = after;
         int count = 0;
         for (Event e : events) {
             if (count > 0 && body.length() + e.wire().length() > props.batchBytes()) {
@@ -195,6 +283,7 @@ class OutboxRelay implements SmartLifecycle {
             count++;
         }
         body.append("]}");
+        long started = System.nanoTime();
         try {
             HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(due.deliveryUrl()))
                     .timeout(props.timeout())
@@ -207,12 +296,13 @@ class OutboxRelay implements SmartLifecycle {
             if (res.statusCode() / 100 != 2) {
                 throw new DeliveryFailed("HTTP " + res.statusCode() + ": " + abbreviate(res.body()));
             }
-            repo.delivered(due, through, instance);
+            deliveryTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            deliveryLag.record(Duration.between(events.get(0).occurredAt(), Instant.now()));
             deliveredEvents.increment(count);
-            repo.publish(due.stream(), due.epoch());
-            return true;
+            return through;
 
         } catch (Exception e) {
+            failedDeliveryTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
@@ -220,11 +310,15 @@ class OutboxRelay implements SmartLifecycle {
             double backoff = backoffSeconds(failures);
             failedDeliveries.increment();
             log.warn("delivery of {} events ({}..{}) of {} epoch {} to consumer {} failed ({} in a row), retry in {} s: {}",
-                    count, due.delivered() + 1, through, due.stream(), due.epoch(), due.consumerId(), failures,
+                    count, after + 1, through, due.stream(), due.epoch(), due.consumerId(), failures,
                     String.format("%.2f", backoff), e.getMessage());
             repo.failed(due, abbreviate(String.valueOf(e.getMessage())), backoff, instance);
-            retryTimer.schedule(this::wake, (long) (backoff * 1000) + 5, TimeUnit.MILLISECONDS);
-            return false;
+            try {
+                retryTimer.schedule(this::wake, (long) (backoff * 1000) + 5, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException stopping) {
+                // the next start polls anyway
+            }
+            return -1;
         }
     }
 
@@ -235,9 +329,23 @@ class OutboxRelay implements SmartLifecycle {
         return capped / 2 + ThreadLocalRandom.current().nextDouble() * capped / 2;
     }
 
-    private void publishStreamsWithoutPushConsumers() {
-        for (RelayRepository.StreamEpoch s : repo.streamsWithUnpublished()) {
-            repo.publish(s.stream(), s.epoch());
+    /**
+     * Marks published what every push consumer has (or everything, for streams without one): after deliveries
+     * or commits, at most once per {@code relay.publish-interval}, and once per poll interval regardless.
+     */
+    private void publishTick() {
+        boolean pollDue = System.nanoTime() - lastPublishNanos >= props.pollInterval().toNanos();
+        if (!publishWanted.getAndSet(false) && !pollDue) {
+            return;
+        }
+        lastPublishNanos = System.nanoTime();
+        try {
+            for (RelayRepository.StreamEpoch s : repo.streamsWithUnpublished()) {
+                repo.publish(s.stream(), s.epoch());
+            }
+        } catch (RuntimeException e) {
+            publishWanted.set(true);
+            log.warn("publishing delivered events failed: {}", e.toString());
         }
     }
 

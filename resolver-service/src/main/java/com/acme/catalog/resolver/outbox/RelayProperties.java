@@ -18,11 +18,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param backoffInitial first retry delay after a failed delivery
  * @param backoffMax     retry delay cap
  * @param workers        deliveries in flight at once (each to a different consumer)
+ * @param publishInterval how often, at most, delivered events are marked published (off the delivery path)
  */
 @ConfigurationProperties("relay")
 record RelayProperties(@DefaultValue("true") boolean enabled, @DefaultValue("") String token,
         @DefaultValue("PT1S") Duration pollInterval, @DefaultValue("500") int batchEvents,
         @DefaultValue("1048576") int batchBytes, @DefaultValue("PT10S") Duration timeout,
         @DefaultValue("PT30S") Duration claim, @DefaultValue("PT0.2S") Duration backoffInitial,
-        @DefaultValue("PT30S") Duration backoffMax, @DefaultValue("4") int workers) {
+        @DefaultValue("PT30S") Duration backoffMax, @DefaultValue("4") int workers,
+        @DefaultValue("PT0.2S") Duration publishInterval) {
 }

@@ -2,14 +2,24 @@ package com.acme.catalog.resolver.outbox;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionTemplate;
 
-/** Delivery cursors, claims and the published mark. All expiry and backoff decisions use database time. */
+/**
+ * Delivery cursors, claims and the published mark. All expiry and backoff decisions use database time.
+ *
+ * <p>The relay's own bookkeeping (claims, delivery cursors, published marks) commits with
+ * {@code synchronous_commit = off}: it is on the path between two deliveries, and losing its last commits to a
+ * database crash only causes redeliveries (consumers dedupe by position) or a later published mark, never a lost
+ * event. The events themselves and the consumers' durable progress are written by other code, synchronously.
+ */
 @Repository
 class RelayRepository {
 
@@ -29,6 +39,7 @@ class RelayRepository {
              ORDER BY c.tenant, c.catalog, c.consumer_id
              LIMIT ?
             """;
+    private static final String SQL_ASYNC_COMMIT = "SET LOCAL synchronous_commit = off";
     private static final String SQL_CLAIM = """
             INSERT INTO relay_delivery (consumer_id, tenant, catalog, epoch, claimed_by, claim_until)
             VALUES (?, ?, ?, ?, ?, clock_timestamp() + make_interval(secs => ?))
@@ -38,15 +49,24 @@ class RelayRepository {
                 OR relay_delivery.claimed_by = excluded.claimed_by
             """;
     private static final String SQL_EVENTS = """
-            SELECT position, wire, chain_digest FROM outbox
+            SELECT position, wire, chain_digest, occurred_at FROM outbox
              WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ?
              ORDER BY position LIMIT ?
             """;
+    /**
+     * Advances the delivery cursor. The claim is kept (and extended) while the outbox holds more events after
+     * {@code through}, so the holder goes straight on to the next batch; once caught up it is released.
+     */
     private static final String SQL_DELIVERED = """
-            UPDATE relay_delivery
-               SET delivered_through = GREATEST(delivered_through, ?), failures = 0, next_attempt_at = NULL,
-                   last_error = NULL, last_delivered_at = clock_timestamp(), claimed_by = NULL, claim_until = NULL
-             WHERE consumer_id = ? AND tenant = ? AND catalog = ? AND epoch = ? AND claimed_by = ?
+            UPDATE relay_delivery d
+               SET delivered_through = GREATEST(d.delivered_through, ?), failures = 0, next_attempt_at = NULL,
+                   last_error = NULL, last_delivered_at = clock_timestamp(),
+                   claimed_by = CASE WHEN more.pending THEN d.claimed_by END,
+                   claim_until = CASE WHEN more.pending THEN clock_timestamp() + make_interval(secs => ?) END
+              FROM (SELECT EXISTS (SELECT 1 FROM outbox
+                                    WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ?)) AS more(pending)
+             WHERE d.consumer_id = ? AND d.tenant = ? AND d.catalog = ? AND d.epoch = ? AND d.claimed_by = ?
+            RETURNING more.pending
             """;
     private static final String SQL_FAILED = """
             UPDATE relay_delivery
@@ -59,6 +79,13 @@ class RelayRepository {
     private static final String SQL_FAILURES = """
             SELECT coalesce((SELECT failures FROM relay_delivery
                               WHERE consumer_id = ? AND tenant = ? AND catalog = ? AND epoch = ?), 0)
+            """;
+    private static final String SQL_RELEASE = """
+            UPDATE relay_delivery SET claimed_by = NULL, claim_until = NULL
+             WHERE consumer_id = ? AND tenant = ? AND catalog = ? AND epoch = ? AND claimed_by = ?
+            """;
+    private static final String SQL_RELEASE_ALL = """
+            UPDATE relay_delivery SET claimed_by = NULL, claim_until = NULL WHERE claimed_by = ?
             """;
     /**
      * Publishes the prefix every push consumer of the stream has been delivered (or has durably processed);
@@ -75,34 +102,67 @@ class RelayRepository {
                        WHERE c.tenant = ? AND c.catalog = ? AND c.epoch = ? AND c.delivery_url IS NOT NULL),
                      (SELECT position FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ?))
             """;
+    /** One index probe per stream epoch (every outbox row is written under its stream's cursor row). */
     private static final String SQL_UNPUBLISHED_STREAMS = """
-            SELECT DISTINCT tenant, catalog, epoch FROM outbox WHERE published_at IS NULL LIMIT 1000
+            SELECT cur.tenant, cur.catalog, cur.epoch FROM stream_cursor cur
+             WHERE EXISTS (SELECT 1 FROM outbox o WHERE o.tenant = cur.tenant AND o.catalog = cur.catalog
+                                                    AND o.epoch = cur.epoch AND o.published_at IS NULL)
             """;
 
     private final JdbcClient jdbc;
+    private final TransactionTemplate tx;
 
-    RelayRepository(JdbcClient jdbc) {
+    RelayRepository(JdbcClient jdbc, TransactionTemplate tx) {
         this.jdbc = jdbc;
+        this.tx = tx;
     }
 
     List<Due> due(String instance, int limit) {
         return jdbc.sql(SQL_DUE).params(instance, limit).query(RelayRepository::due).list();
     }
 
-    /** @return true when this instance now holds the consumer's delivery claim */
-    boolean claim(Due d, String instance, long claimSeconds) {
-        return jdbc.sql(SQL_CLAIM).params(d.consumerId(), d.stream().tenant(), d.stream().catalog(), d.epoch(),
-                instance, claimSeconds).update() == 1;
+    /**
+     * Claims the consumer's delivery and reads the first batch after {@code after} in one transaction.
+     *
+     * @return empty when another instance holds the claim; otherwise the events (possibly none)
+     */
+    Optional<List<Event>> claimAndRead(Due d, String instance, long claimSeconds, long after, int limit) {
+        return tx.execute(status -> {
+            asyncCommit();
+            int claimed = jdbc.sql(SQL_CLAIM).params(d.consumerId(), d.stream().tenant(), d.stream().catalog(),
+                    d.epoch(), instance, claimSeconds).update();
+            return claimed == 1 ? Optional.of(events(d.stream(), d.epoch(), after, limit)) : Optional.empty();
+        });
     }
 
     List<Event> events(StreamId s, long epoch, long after, int limit) {
         return jdbc.sql(SQL_EVENTS).params(s.tenant(), s.catalog(), epoch, after, limit)
-                .query((rs, n) -> new Event(rs.getLong(1), rs.getString(2), rs.getString(3))).list();
+                .query((rs, n) -> new Event(rs.getLong(1), rs.getString(2), rs.getString(3),
+                        rs.getTimestamp(4).toInstant())).list();
     }
 
-    boolean delivered(Due d, long through, String instance) {
-        return jdbc.sql(SQL_DELIVERED).params(through, d.consumerId(), d.stream().tenant(), d.stream().catalog(),
-                d.epoch(), instance).update() == 1;
+    /**
+     * Records a delivery acknowledged through {@code through}.
+     *
+     * @return empty when this instance no longer held the claim; true when more events wait and the claim was
+     *         extended; false when the consumer is caught up and the claim was released
+     */
+    Optional<Boolean> delivered(Due d, long through, String instance, long claimSeconds) {
+        StreamId s = d.stream();
+        return tx.execute(status -> {
+            asyncCommit();
+            return jdbc.sql(SQL_DELIVERED).params(through, claimSeconds, s.tenant(), s.catalog(), d.epoch(), through,
+                    d.consumerId(), s.tenant(), s.catalog(), d.epoch(), instance).query(Boolean.class).optional();
+        });
+    }
+
+    /** Releases the claim without delivering (nothing to send). */
+    void release(Due d, String instance) {
+        tx.executeWithoutResult(status -> {
+            asyncCommit();
+            jdbc.sql(SQL_RELEASE).params(d.consumerId(), d.stream().tenant(), d.stream().catalog(), d.epoch(),
+                    instance).update();
+        });
     }
 
     void failed(Due d, String error, double backoffSeconds, String instance) {
@@ -115,14 +175,27 @@ class RelayRepository {
                 .query(Integer.class).single();
     }
 
+    /** Gives up every claim this instance holds (at shutdown), so another instance need not wait for expiry. */
+    int releaseAll(String instance) {
+        return jdbc.sql(SQL_RELEASE_ALL).params(instance).update();
+    }
+
     int publish(StreamId s, long epoch) {
-        return jdbc.sql(SQL_PUBLISH).params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch,
-                s.tenant(), s.catalog(), epoch).update();
+        Integer rows = tx.execute(status -> {
+            asyncCommit();
+            return jdbc.sql(SQL_PUBLISH).params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch,
+                    s.tenant(), s.catalog(), epoch).update();
+        });
+        return rows == null ? 0 : rows;
     }
 
     List<StreamEpoch> streamsWithUnpublished() {
         return jdbc.sql(SQL_UNPUBLISHED_STREAMS).query((rs, n) -> new StreamEpoch(
                 new StreamId(rs.getString(1), rs.getString(2)), rs.getLong(3))).list();
+    }
+
+    private void asyncCommit() {
+        jdbc.sql(SQL_ASYNC_COMMIT).update();
     }
 
     private static Due due(ResultSet rs, int n) throws SQLException {
@@ -134,8 +207,8 @@ class RelayRepository {
     record Due(String consumerId, StreamId stream, long epoch, String deliveryUrl, long delivered, long head) {
     }
 
-    /** One outbox row as it goes on the wire. */
-    record Event(long position, String wire, String chainDigest) {
+    /** One outbox row as it goes on the wire, and when it was written. */
+    record Event(long position, String wire, String chainDigest, Instant occurredAt) {
     }
 
     record StreamEpoch(StreamId stream, long epoch) {
