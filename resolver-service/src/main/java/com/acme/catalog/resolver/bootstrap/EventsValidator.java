@@ -4,12 +4,14 @@ import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
+import com.acme.catalog.resolver.stream.ChunkWriter;
 
 import tools.jackson.databind.ObjectMapper;
 
@@ -53,7 +55,7 @@ final class EventsValidator {
         if (events == 0) {
             throw new RejectedEventException(ProblemCode.INVALID_BODY, null, null, "the events array is empty");
         }
-        return new Validated(events, bytes, sha256);
+        return new Validated(events, bytes, sha256, new Aggregates(aggregates));
     }
 
     private static void check(SnapshotEvent e, Map<String, Aggregate> aggregates) {
@@ -85,8 +87,52 @@ final class EventsValidator {
         }
     }
 
-    /** What the first pass learnt: event count, input bytes of the events, SHA-256 of the file. */
-    record Validated(int events, long bytes, String sha256) {
+    /**
+     * What the first pass learnt: event count, input bytes of the events, SHA-256 of the file, and every
+     * aggregate's revisions (compactly: how many, which are deletions).
+     */
+    record Validated(int events, long bytes, String sha256, Aggregates aggregates) {
+    }
+
+    /**
+     * Every aggregate of a validated file: its last version and which versions delete it. Imported into an empty
+     * stream, version {@code v} of an aggregate becomes its revision {@code v}, so this answers what the write path
+     * would otherwise read under the cursor lock: the state of the aggregates a chunk touches before the chunk.
+     */
+    static final class Aggregates {
+
+        private final Map<String, Aggregate> byKey;
+
+        private Aggregates(Map<String, Aggregate> byKey) {
+            this.byKey = byKey;
+        }
+
+        /**
+         * The state before {@code chunk} (consecutive events of the validated file) of every aggregate it touches,
+         * and the item revisions its releases name, which validation proved live.
+         */
+        ChunkWriter.PriorState before(List<SnapshotEvent> chunk) {
+            ChunkWriter.PriorState prior = new ChunkWriter.PriorState();
+            Set<String> seen = new HashSet<>();
+            for (SnapshotEvent e : chunk) {
+                Change change = e.change();
+                String key = change.aggregateType() + '\u0000' + change.aggregateId();
+                if (seen.add(key) && e.aggregateVersion() > 1) {
+                    int before = e.aggregateVersion() - 1;
+                    Aggregate a = byKey.get(key);
+                    prior.current(change.aggregateType(), change.aggregateId(), before, a.isDeletion(before));
+                }
+                if (change instanceof Change.PutRelease release) {
+                    for (Change.ItemRef ref : release.items()) {
+                        Aggregate item = byKey.get("item\u0000" + ref.itemId());
+                        if (item != null && item.liveRevision(ref.revision())) {
+                            prior.liveItemRevision(ref.itemId(), ref.revision());
+                        }
+                    }
+                }
+            }
+            return prior;
+        }
     }
 
     private static final class Aggregate {
