@@ -9,14 +9,14 @@ import java.util.Map;
 import java.util.Set;
 
 import com.acme.catalog.contracts.ProblemCode;
-import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChunkWriter;
 
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * The first pass over an events file, before any write: every event on its own ({@link SnapshotEvent#from}),
+ * The first pass over an events file, before any write: every event on its own (the rules of
+ * {@link SnapshotEvent#from}, streamed by {@link EventsScanner} without building payloads),
  * then across the file: unique ids, aggregate versions 1, 2, … per aggregate in file order, deletes only of
  * items that exist at that point, releases only of item revisions that exist and are not deletions. A file that
  * passes can only fail to import for reasons outside the file (the database, a concurrent writer). Memory grows
@@ -39,10 +39,9 @@ final class EventsValidator {
         int events = 0;
         long bytes = 0;
         String sha256;
-        try (EventsFileReader reader = new EventsFileReader(json, file)) {
-            RawEvent raw;
-            while ((raw = reader.next()) != null) {
-                SnapshotEvent e = SnapshotEvent.from(raw, maxEventBytes);
+        try (EventsScanner reader = new EventsScanner(json, file, maxEventBytes)) {
+            EventsScanner.Scanned e;
+            while ((e = reader.next()) != null) {
                 if (!ids.add(e.id())) {
                     throw SnapshotEvent.invalidEvent(e.index(), e.id(), "id is not unique in the file");
                 }
@@ -58,31 +57,28 @@ final class EventsValidator {
         return new Validated(events, bytes, sha256, new Aggregates(aggregates));
     }
 
-    private static void check(SnapshotEvent e, Map<String, Aggregate> aggregates) {
-        Change change = e.change();
-        Aggregate a = aggregates.computeIfAbsent(change.aggregateType() + '\u0000' + change.aggregateId(),
+    private static void check(EventsScanner.Scanned e, Map<String, Aggregate> aggregates) {
+        Aggregate a = aggregates.computeIfAbsent(e.aggregateType() + '\u0000' + e.aggregateId(),
                 k -> new Aggregate());
-        if (e.aggregateVersion() != a.version + 1) {
+        if (e.version() != a.version + 1) {
             throw SnapshotEvent.invalidEvent(e.index(), e.id(), "aggregateversion %d of %s %s, expected %d (versions "
-                    .formatted(e.aggregateVersion(), change.aggregateType(), change.aggregateId(), a.version + 1)
+                    .formatted(e.version(), e.aggregateType(), e.aggregateId(), a.version + 1)
                     + "count 1, 2, ... per aggregate in file order)");
         }
-        if (change instanceof Change.DeleteItem && !a.live()) {
-            throw SnapshotEvent.invalidEvent(e.index(), e.id(), "deletes item " + change.aggregateId()
+        if (e.delete() && !a.live()) {
+            throw SnapshotEvent.invalidEvent(e.index(), e.id(), "deletes item " + e.aggregateId()
                     + ", which does not exist at this point of the file");
         }
-        if (change instanceof Change.PutRelease release) {
-            for (Change.ItemRef ref : release.items()) {
-                Aggregate item = aggregates.get("item\u0000" + ref.itemId());
-                if (item == null || !item.liveRevision(ref.revision())) {
-                    throw SnapshotEvent.invalidEvent(e.index(), e.id(), "release " + release.releaseId()
-                            + " names item " + ref.itemId() + " revision " + ref.revision()
-                            + ", which does not exist at this point of the file (or deleted the item)");
-                }
+        for (Change.ItemRef ref : e.refs()) {
+            Aggregate item = aggregates.get("item\u0000" + ref.itemId());
+            if (item == null || !item.liveRevision(ref.revision())) {
+                throw SnapshotEvent.invalidEvent(e.index(), e.id(), "release " + e.aggregateId()
+                        + " names item " + ref.itemId() + " revision " + ref.revision()
+                        + ", which does not exist at this point of the file (or deleted the item)");
             }
         }
         a.version++;
-        if (change instanceof Change.DeleteItem) {
+        if (e.delete()) {
             a.deletions().set(a.version);
         }
     }
