@@ -13,6 +13,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Committed;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
+import com.acme.catalog.resolver.stream.ChunkWriter;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 import com.acme.catalog.resolver.stream.StreamMetrics;
@@ -43,9 +44,12 @@ public class BootstrapImporter {
     private final CursorRepository cursors;
     private final StreamMetrics metrics;
     private final ObjectMapper json;
+    private final ChunkWriter chunkWriter;
 
     BootstrapImporter(DataSource dataSource, DestinationRepository destination, ChunkCommitter committer,
-            PlannerStatistics statistics, CursorRepository cursors, StreamMetrics metrics, ObjectMapper json) {
+            PlannerStatistics statistics, CursorRepository cursors, StreamMetrics metrics, ObjectMapper json,
+            ChunkWriter chunkWriter) {
+        this.chunkWriter = chunkWriter;
         this.dataSource = dataSource;
         this.destination = destination;
         this.committer = committer;
@@ -71,7 +75,11 @@ public class BootstrapImporter {
             EventsValidator.Validated validated = new EventsValidator(json).validate(file, options.maxEventBytes());
             report.validated(validated, System.nanoTime() - started);
             listener.validated(validated.events());
-            write(stream, file, options, listener, report, validated, started);
+            if (options.batched()) {
+                writePipelined(stream, file, options, listener, report, validated, started);
+            } else {
+                write(stream, file, options, listener, report, validated, started);
+            }
             Cursor cursor = cursors.read(stream).orElseThrow();
             report.completed(cursor.chainDigest() == null ? ChainDigest.ZERO : cursor.chainDigest(),
                     System.nanoTime() - started);
@@ -79,6 +87,67 @@ public class BootstrapImporter {
             log.info("bootstrap import into {}: {} events in {} chunks", stream, report.committedEvents(),
                     report.commits());
             return report;
+        }
+    }
+
+    /**
+     * The second pass for chunks of more than one event: a {@link ChunkPreparer} thread reads the file again and
+     * prepares chunk k+1 while this thread writes and commits chunk k. One database transaction at a time, in input
+     * order. What the write path would read under the cursor lock comes from the validated file (the destination
+     * was empty and every chunk checks that the cursor is exactly where the previous one left it), so a chunk
+     * reads nothing and needs no planner statistics.
+     */
+    private void writePipelined(StreamId stream, Path file, ImportOptions options, ImportListener listener,
+            ImportReport report, EventsValidator.Validated validated, long started) {
+        Cursor start = cursors.read(stream).orElse(new Cursor(stream, 1, 0, ChainDigest.ZERO));
+        long position = start.position();
+        int chunkNumber = 0;
+        String sha256;
+        try (ChunkPreparer preparer = new ChunkPreparer(json, chunkWriter, file, stream, start, options,
+                validated.aggregates())) {
+            preparer.start();
+            while (true) {
+                long t0 = System.nanoTime();
+                Object next;
+                try {
+                    next = preparer.next();
+                } catch (RuntimeException e) {
+                    report.failed(chunkNumber + 1, List.of(), e, null, 0, System.nanoTime() - started);
+                    throw new ImportFailedException(report, chunkNumber + 1, e);
+                }
+                long waited = System.nanoTime() - t0;
+                if (next instanceof ChunkPreparer.End end) {
+                    sha256 = end.sha256();
+                    report.preparerCpu(end.cpuNanos());
+                    break;
+                }
+                ChunkPreparer.Chunk chunk = (ChunkPreparer.Chunk) next;
+                report.prepared(chunk.parseNanos(), chunk.prepareNanos(), waited);
+                chunkNumber++;
+                position = commitPrepared(stream, chunk, chunkNumber, options, report, started);
+                listener.chunkCommitted(chunkNumber, position, validated.events());
+            }
+        }
+        if (position != validated.events() || !sha256.equals(validated.sha256())) {
+            ApiException changed = new ApiException(ProblemCode.INVALID_BODY, "the file changed between "
+                    + "validation and writing (" + position + " events written, " + validated.events()
+                    + " validated); the stream holds what was written");
+            report.failed(chunkNumber, List.of(), changed, null, 0, System.nanoTime() - started);
+            throw new ImportFailedException(report, chunkNumber, changed);
+        }
+    }
+
+    private long commitPrepared(StreamId stream, ChunkPreparer.Chunk chunk, int chunkNumber, ImportOptions options,
+            ImportReport report, long started) {
+        try {
+            Committed c = committer.commitPrepared(stream, chunk.events(), chunk.prepared(), options);
+            long last = c.results().get(c.results().size() - 1).lastPosition();
+            report.chunkCommitted(chunk.events().size(), c.results().get(0).epoch(), last, c.writeNanos(),
+                    c.commitNanos());
+            return last;
+        } catch (RuntimeException failure) {
+            throw failed(stream, chunk.events(), chunkNumber, chunk.prepared().from().position(), options, report,
+                    started, failure);
         }
     }
 
@@ -134,21 +203,27 @@ public class BootstrapImporter {
             report.chunkCommitted(chunk.size(), c.results().get(0).epoch(), last, c.writeNanos(), c.commitNanos());
             return last;
         } catch (RuntimeException failure) {
-            Diagnosis diagnosis = null;
-            long t0 = System.nanoTime();
-            if (options.diagnoseFailedChunk()) {
-                try {
-                    diagnosis = committer.diagnose(stream, chunk, position);
-                } catch (RuntimeException e) {
-                    log.warn("diagnosing failed chunk {} of the import into {} failed too: {}", chunkNumber, stream,
-                            e.getMessage());
-                }
-            }
-            report.failed(chunkNumber, List.copyOf(chunk), failure, diagnosis, System.nanoTime() - t0,
-                    System.nanoTime() - started);
-            log.warn("bootstrap import into {} stopped at chunk {} (events {}-{}): {}", stream, chunkNumber,
-                    chunk.get(0).index(), chunk.get(chunk.size() - 1).index(), ChunkCommitter.rootMessage(failure));
-            throw new ImportFailedException(report, chunkNumber, failure);
+            throw failed(stream, chunk, chunkNumber, position, options, report, started, failure);
         }
+    }
+
+    /** Diagnoses (if asked) and reports a failed chunk; the import stops. */
+    private ImportFailedException failed(StreamId stream, List<SnapshotEvent> chunk, int chunkNumber, long position,
+            ImportOptions options, ImportReport report, long started, RuntimeException failure) {
+        Diagnosis diagnosis = null;
+        long t0 = System.nanoTime();
+        if (options.diagnoseFailedChunk()) {
+            try {
+                diagnosis = committer.diagnose(stream, chunk, position);
+            } catch (RuntimeException e) {
+                log.warn("diagnosing failed chunk {} of the import into {} failed too: {}", chunkNumber, stream,
+                        e.getMessage());
+            }
+        }
+        report.failed(chunkNumber, List.copyOf(chunk), failure, diagnosis, System.nanoTime() - t0,
+                System.nanoTime() - started);
+        log.warn("bootstrap import into {} stopped at chunk {} (events {}-{}): {}", stream, chunkNumber,
+                chunk.get(0).index(), chunk.get(chunk.size() - 1).index(), ChunkCommitter.rootMessage(failure));
+        return new ImportFailedException(report, chunkNumber, failure);
     }
 }

@@ -73,6 +73,49 @@ class ChunkCommitter {
         return new Committed(results, written[0] - started, committed - written[0]);
     }
 
+    /**
+     * Writes and commits a chunk whose rows were prepared ahead ({@link ChunkPreparer}): one round trip for the
+     * cursor lock and every row (written only if the cursor is where the rows were prepared from), then the commit.
+     *
+     * @return the committed results and where the time went
+     * @throws RuntimeException whatever made the chunk roll back; nothing of it is committed
+     */
+    Committed commitPrepared(StreamId stream, List<SnapshotEvent> events, ChunkWriter.Prepared prepared,
+            ImportOptions options) {
+        long started = System.nanoTime();
+        long previousPosition = prepared.from().position();
+        long[] written = new long[1];
+        List<WriteResult> results;
+        try {
+            results = transactions.execute(status -> {
+                if (previousPosition == 0) {
+                    requireReadCommitted();
+                }
+                if (options.synchronousCommitOff()) {
+                    jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
+                }
+                List<WriteResult> r;
+                try {
+                    r = chunkWriter.writePrepared(prepared);
+                } catch (ChunkWriter.CursorMovedException moved) {
+                    throw new ApiException(ProblemCode.DESTINATION_NOT_EMPTY, "stream " + stream + " was written "
+                            + "outside the import: event " + events.get(0).index() + " would land at position "
+                            + (moved.found() == null ? "?" : moved.found().position() + 1) + ", expected "
+                            + (previousPosition + 1));
+                }
+                verify(stream, events, r, previousPosition);
+                written[0] = System.nanoTime();
+                return r;
+            });
+        } catch (RuntimeException e) {
+            metrics.failed(stream, System.nanoTime() - started);
+            throw e;
+        }
+        long committed = System.nanoTime();
+        metrics.committed(stream, results, committed - started);
+        return new Committed(results, written[0] - started, committed - written[0]);
+    }
+
     private List<WriteResult> write(StreamId stream, List<SnapshotEvent> events, long previousPosition,
             ImportOptions options) {
         if (previousPosition == 0) {

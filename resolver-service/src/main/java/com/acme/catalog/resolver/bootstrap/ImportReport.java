@@ -34,6 +34,10 @@ public final class ImportReport {
     private long committedEvents;
     private long validateNanos;
     private long parseNanos;
+    private long prepareNanos;
+    private long waitNanos;
+    private long preparerCpuNanos;
+    private boolean pipelined;
     private long writeNanos;
     private long commitNanos;
     private long diagnoseNanos;
@@ -68,6 +72,18 @@ public final class ImportReport {
         inputBytes = v.bytes();
         sha256 = v.sha256();
         validateNanos = nanos;
+    }
+
+    /** A chunk prepared on the preparing thread: its parse and prepare time, and how long the writer waited. */
+    void prepared(long parseNanos, long prepareNanos, long waitNanos) {
+        this.pipelined = true;
+        this.parseNanos += parseNanos;
+        this.prepareNanos += prepareNanos;
+        this.waitNanos += waitNanos;
+    }
+
+    void preparerCpu(long nanos) {
+        preparerCpuNanos = nanos;
     }
 
     void parsed(long nanos) {
@@ -167,6 +183,12 @@ public final class ImportReport {
         Map<String, Object> t = new LinkedHashMap<>();
         t.put("validateMs", millis(validateNanos));
         t.put("parseMs", millis(parseNanos));
+        if (pipelined) {
+            // parse and prepare run on the preparing thread, overlapped with the writes; waitMs is what the
+            // writing thread spent waiting for the next prepared chunk
+            t.put("prepareMs", millis(prepareNanos));
+            t.put("waitMs", millis(waitNanos));
+        }
         t.put("writeMs", millis(writeNanos));
         t.put("commitMs", millis(commitNanos));
         t.put("analyzeMs", millis(analyzeNanos));
@@ -175,6 +197,9 @@ public final class ImportReport {
         t.put("totalMs", millis(totalNanos));
         // CPU of the importing thread: far below totalMs means waiting (database, fsync, a busy machine)
         t.put("importerCpuMs", millis(cpuNanos));
+        if (pipelined) {
+            t.put("preparerCpuMs", millis(preparerCpuNanos));
+        }
         m.put("timings", t);
         Map<String, Object> o = new LinkedHashMap<>();
         o.put("chunkEvents", options.chunkEvents());

@@ -25,7 +25,9 @@ import org.springframework.stereotype.Repository;
  * Multi-row forms of the write path's statements, so a physical transaction of any size costs three round trips:
  * {@link #lockAndPrefetch} (the cursor lock of {@link CursorRepository}, then every read, sent together),
  * {@link #writeAll} (every row and the cursor advance of {@link CursorRepository} in one statement), and the
- * commit. Rows travel as parallel arrays through {@code unnest}. At most one current row per aggregate may be
+ * commit. Rows travel as parallel arrays through {@code unnest}; JSON text columns (the long ones) travel as one text
+ * each, the values separated by U+001E ({@link #joinJson}), which JSON text never holds raw and which PostgreSQL
+ * splits several times faster than it parses an array literal of quoted JSON. At most one current row per aggregate may be
  * passed (an upsert may not touch a row twice in one statement).
  */
 @Repository
@@ -80,8 +82,8 @@ class BatchWriteRepository {
             WITH items AS (
                 INSERT INTO item (tenant, catalog, item_id, revision, attributes, deleted, epoch, position)
                 SELECT ?, ?, u.item_id, u.revision, u.attributes::jsonb, u.deleted, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[])
-                       AS u(item_id, revision, attributes, deleted, epoch, position)
+                  FROM unnest(?::text[], ?::int[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[], ?::bigint[])
+                       AS u(item_id, revision, attributes, deleted, epoch, position) /*guard*/
                 ON CONFLICT (tenant, catalog, item_id) DO UPDATE
                    SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
@@ -89,23 +91,23 @@ class BatchWriteRepository {
                 INSERT INTO mapping (tenant, catalog, mapping_id, revision, source, target, epoch, position)
                 SELECT ?, ?, u.mapping_id, u.revision, u.source, u.target, u.epoch, u.position
                   FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
-                       AS u(mapping_id, revision, source, target, epoch, position)
+                       AS u(mapping_id, revision, source, target, epoch, position) /*guard*/
                 ON CONFLICT (tenant, catalog, mapping_id) DO UPDATE
                    SET revision = excluded.revision, source = excluded.source, target = excluded.target,
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
             ), policies AS (
                 INSERT INTO policy (tenant, catalog, policy_id, revision, rules, epoch, position)
                 SELECT ?, ?, u.policy_id, u.revision, u.rules::jsonb, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[])
-                       AS u(policy_id, revision, rules, epoch, position)
+                  FROM unnest(?::text[], ?::int[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
+                       AS u(policy_id, revision, rules, epoch, position) /*guard*/
                 ON CONFLICT (tenant, catalog, policy_id) DO UPDATE
                    SET revision = excluded.revision, rules = excluded.rules,
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
             ), releases AS (
                 INSERT INTO release (tenant, catalog, release_id, revision, visibility, items, epoch, position)
                 SELECT ?, ?, u.release_id, u.revision, u.visibility, u.items::jsonb, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
-                       AS u(release_id, revision, visibility, items, epoch, position)
+                  FROM unnest(?::text[], ?::int[], ?::text[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
+                       AS u(release_id, revision, visibility, items, epoch, position) /*guard*/
                 ON CONFLICT (tenant, catalog, release_id) DO UPDATE
                    SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
@@ -114,9 +116,9 @@ class BatchWriteRepository {
                                                deleted, epoch, position, event_id)
                 SELECT ?, ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
                        u.position, u.event_id
-                  FROM unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[],
+                  FROM unnest(?::text[], ?::text[], ?::int[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[], ?::bigint[],
                               ?::uuid[])
-                       AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id)
+                       AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id) /*guard*/
             ), outboxed AS (
                 INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id, transaction_ordinal,
                                     transaction_count, event_type, aggregate_type, aggregate_id, revision, wire,
@@ -124,15 +126,33 @@ class BatchWriteRepository {
                 SELECT ?, ?, u.epoch, u.position, u.event_id, u.transaction_id, u.ordinal, u.count, u.event_type,
                        u.aggregate_type, u.aggregate_id, u.revision, u.wire, u.chain_digest, u.occurred_at
                   FROM unnest(?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[], ?::int[], ?::int[], ?::text[],
-                              ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::timestamptz[])
+                              ?::text[], ?::text[], ?::int[], string_to_array(?, chr(30)), ?::text[], ?::timestamptz[])
                        AS u(epoch, position, event_id, transaction_id, ordinal, count, event_type, aggregate_type,
-                            aggregate_id, revision, wire, chain_digest, occurred_at)
+                            aggregate_id, revision, wire, chain_digest, occurred_at) /*guard*/
             ), advanced AS (
             """ + CursorRepository.SQL_ADVANCE.strip() + """
              RETURNING 1
             )
             SELECT count(*) FROM advanced
             """;
+
+    /**
+     * The cursor lock, then {@link #SQL_WRITE_ALL} made conditional on the locked cursor being exactly where the
+     * rows were prepared from (epoch, position and chain digest), as two statements in one round trip. Under READ
+     * COMMITTED the second statement's snapshot is taken after the lock is held. When the cursor is elsewhere
+     * (someone else wrote the stream since), nothing is inserted and no cursor row moves, so the statement answers no
+     * row (instead of one) and no constraint of the rows it meant to write can fire instead. The advance wakes the outbox relay at
+     * commit like every write path's advance.
+     */
+    private static final String SQL_LOCK_THEN_WRITE_PREPARED = CursorRepository.SQL_LOCK_OPEN.strip() + ";\n"
+            + "WITH guard AS (SELECT 1 FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ? "
+            + "AND position = ? AND chain_digest = ? AND fenced_at IS NULL),\n"
+            + SQL_WRITE_ALL.strip().substring("WITH ".length())
+                    .replace("/*guard*/", "WHERE EXISTS (SELECT 1 FROM guard)")
+                    .replace("SELECT count(*) FROM advanced",
+                            "SELECT pg_notify('outbox_committed', ?) FROM advanced");
+
+    private static final char JSON_SEPARATOR = '\u001e';
 
     private final JdbcClient jdbc;
     private final JdbcTemplate template;
@@ -222,19 +242,70 @@ class BatchWriteRepository {
     void writeAll(StreamId s, List<ItemRow> items, List<MappingRow> mappings, List<PolicyRow> policies,
             List<ReleaseRow> releases, List<RevisionRow> revisions, List<OutboxRow> outbox, Cursor from,
             Cursor to) {
-        List<Object> p = new ArrayList<>(70);
-        addItems(p, s, items);
-        addMappings(p, s, mappings);
-        addPolicies(p, s, policies);
-        addReleases(p, s, releases);
-        addRevisions(p, s, revisions);
-        addOutbox(p, s, outbox);
+        List<Object> p = rowParams(s, items, mappings, policies, releases, revisions, outbox);
         p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
         long moved = jdbc.sql(SQL_WRITE_ALL).params(p).query(Long.class).single();
         if (moved != 1) {
             throw new IllegalStateException("cursor of " + s + " epoch " + from.epoch()
                     + " moved under a held lock (expected position " + from.position() + ")");
         }
+    }
+
+    /** The row parameters of {@link #SQL_WRITE_ALL}, in order, without the cursor advance's. */
+    static List<Object> rowParams(StreamId s, List<ItemRow> items, List<MappingRow> mappings,
+            List<PolicyRow> policies, List<ReleaseRow> releases, List<RevisionRow> revisions, List<OutboxRow> outbox) {
+        List<Object> p = new ArrayList<>(80);
+        addItems(p, s, items);
+        addMappings(p, s, mappings);
+        addPolicies(p, s, policies);
+        addReleases(p, s, releases);
+        addRevisions(p, s, revisions);
+        addOutbox(p, s, outbox);
+        return p;
+    }
+
+    /**
+     * Every parameter of {@link #SQL_LOCK_THEN_WRITE_PREPARED} for rows prepared from cursor {@code from} that leave
+     * it at {@code to}; built without the database, so it can be done ahead of the transaction.
+     */
+    static Object[] preparedParams(StreamId s, List<Object> rowParams, Cursor from, Cursor to) {
+        List<Object> p = new ArrayList<>(rowParams.size() + 14);
+        p.addAll(List.of(s.tenant(), s.catalog()));
+        p.addAll(List.of(s.tenant(), s.catalog(), from.epoch(), from.position(), from.chainDigest()));
+        p.addAll(rowParams);
+        p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
+        p.add(s.tenant() + "/" + s.catalog());
+        return p.toArray();
+    }
+
+    /**
+     * Locks the stream's open cursor row and, in the same round trip, writes the prepared rows and advances the
+     * cursor, but only if the locked cursor is exactly the one they were prepared from.
+     *
+     * @return the cursor as locked (null when the stream has no open cursor row: nothing locked, nothing written)
+     *         and whether the rows were written
+     */
+    PreparedWrite lockThenWritePrepared(StreamId s, Object[] params) {
+        return template.execute(SQL_LOCK_THEN_WRITE_PREPARED, (PreparedStatementCallback<PreparedWrite>) ps -> {
+            new ArgumentPreparedStatementSetter(params).setValues(ps);
+            ps.execute();
+            Cursor cursor = null;
+            try (ResultSet rs = ps.getResultSet()) {
+                if (rs.next()) {
+                    cursor = new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3));
+                }
+            }
+            if (!ps.getMoreResults()) {
+                throw new IllegalStateException("the write after the cursor lock answered nothing");
+            }
+            int moved = 0;
+            try (ResultSet rs = ps.getResultSet()) {
+                while (rs.next()) {
+                    moved++;
+                }
+            }
+            return new PreparedWrite(cursor, moved == 1);
+        });
     }
 
     private static void addItems(List<Object> p, StreamId s, List<ItemRow> rows) {
@@ -254,7 +325,8 @@ class BatchWriteRepository {
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, attributes, deleted, epochs, positions));
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, joinJson(attributes), deleted, epochs,
+                positions));
     }
 
     private static void addMappings(List<Object> p, StreamId s, List<MappingRow> rows) {
@@ -292,7 +364,7 @@ class BatchWriteRepository {
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, rules, epochs, positions));
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, joinJson(rules), epochs, positions));
     }
 
     private static void addReleases(List<Object> p, StreamId s, List<ReleaseRow> rows) {
@@ -312,7 +384,8 @@ class BatchWriteRepository {
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, visibilities, items, epochs, positions));
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, visibilities, joinJson(items), epochs,
+                positions));
     }
 
     private static void addRevisions(List<Object> p, StreamId s, List<RevisionRow> rows) {
@@ -336,7 +409,8 @@ class BatchWriteRepository {
             positions[i] = r.position();
             eventIds[i] = r.eventId().toString();
         }
-        p.addAll(List.of(s.tenant(), s.catalog(), types, ids, revisions, contents, deleted, epochs, positions,
+        p.addAll(List.of(s.tenant(), s.catalog(), types, ids, revisions, joinJson(contents), deleted, epochs,
+                positions,
                 eventIds));
     }
 
@@ -372,7 +446,29 @@ class BatchWriteRepository {
             occurredAt[i] = r.occurredAt().toString();
         }
         p.addAll(List.of(s.tenant(), s.catalog(), epochs, positions, eventIds, transactionIds, ordinals, counts,
-                types, aggregateTypes, aggregateIds, revisions, wires, digests, occurredAt));
+                types, aggregateTypes, aggregateIds, revisions, joinJson(wires), digests, occurredAt));
+    }
+
+    /**
+     * JSON texts as one string, separated by U+001E, for {@code string_to_array(?, chr(30))}. A JSON text never
+     * holds a raw control character (inside strings they must be escaped), so the separator is unambiguous.
+     */
+    static String joinJson(String[] texts) {
+        int length = texts.length;
+        for (String t : texts) {
+            length += t.length();
+        }
+        StringBuilder sb = new StringBuilder(length);
+        for (int i = 0; i < texts.length; i++) {
+            if (texts[i].indexOf(JSON_SEPARATOR) >= 0) {
+                throw new IllegalArgumentException("not JSON text: it holds a raw U+001E");
+            }
+            if (i > 0) {
+                sb.append(JSON_SEPARATOR);
+            }
+            sb.append(texts[i]);
+        }
+        return sb.toString();
     }
 
     /** What a prefetch found: type -> id -> current revision, and live item revisions as {@link #key}s. */
@@ -391,6 +487,10 @@ class BatchWriteRepository {
 
     /** The locked cursor (null: no open cursor row yet, nothing locked) and the prefetch read after the lock. */
     record LockedPrefetch(Cursor cursor, Prefetched prefetched) {
+    }
+
+    /** What {@link #lockThenWritePrepared} found: the locked cursor (null: no open cursor row) and if it wrote. */
+    record PreparedWrite(Cursor locked, boolean written) {
     }
 
     record ItemRow(String id, int revision, String attributesJson, boolean deleted, long epoch, long position) {

@@ -142,6 +142,12 @@ final class BufferedStateAccess implements StateAccess {
                 List.copyOf(policies.values()), List.copyOf(releases.values()), revisions, outbox, from, to);
     }
 
+    /** The row parameters of everything pending, for a write sent later (see {@link ChunkWriter#prepare}). */
+    List<Object> rowParams() {
+        return BatchWriteRepository.rowParams(stream, List.copyOf(items.values()), List.copyOf(mappings.values()),
+                List.copyOf(policies.values()), List.copyOf(releases.values()), revisions, outbox);
+    }
+
     /** What a batch of transactions needs read before it is applied. */
     record Reads(Map<String, Set<String>> idsByType, List<Change.ItemRef> refs) {
     }

@@ -2,9 +2,13 @@ package com.acme.catalog.resolver.stream;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -16,7 +20,12 @@ import tools.jackson.databind.ObjectMapper;
  * everything the changes read, one statement with every row and the cursor advance, the commit. Same positions, revisions,
  * transaction ids (one new UUIDv7 per logical transaction), rows, wire text and chain digests as
  * {@link StreamWriter#appendLocked}, and the same exceptions for the same input; only the round trips differ.
- * Used by bootstrap chunks; meant for coalesced live writes too.
+ * Meant for coalesced live writes.
+ *
+ * <p>A writer that already knows the state before its transactions (the bootstrap import into an empty stream,
+ * which learnt it from its validated file) can {@link #prepare} the rows without the database, ahead of the
+ * transaction, and then {@link #writePrepared} them in two round trips: the cursor lock with the whole write,
+ * conditional on the cursor being exactly where the rows were prepared from, then the commit.
  */
 @Service
 public class ChunkWriter {
@@ -57,5 +66,106 @@ public class ChunkWriter {
         List<WriteResult> results = applier.applyAll(stream, appender, transactions, buffer);
         buffer.flush(locked, appender.cursor());
         return results;
+    }
+
+    /**
+     * Applies the transactions as {@link #appendLocked} would, from cursor {@code from} and the caller's knowledge of
+     * the aggregates' state before them, without touching the database. Same positions, revisions, transaction ids,
+     * rows, wire text and chain digests as {@link #appendLocked} would produce from that state.
+     *
+     * @param prior      the state before the transactions of every aggregate they touch (absent: never existed)
+     *                   and every item revision their releases name that is live
+     * @param occurredAt the events' {@code occurredAt}
+     */
+    public Prepared prepare(StreamId stream, Cursor from, List<List<Change>> transactions, PriorState prior,
+            Instant occurredAt) {
+        BufferedStateAccess.Reads reads = BufferedStateAccess.reads(transactions);
+        BufferedStateAccess buffer = new BufferedStateAccess(batch, stream, reads, prior.toPrefetched());
+        EventAppender appender = new EventAppender(json, from, occurredAt.truncatedTo(ChronoUnit.MILLIS));
+        List<WriteResult> results = applier.applyAll(stream, appender, transactions, buffer);
+        Cursor to = appender.cursor();
+        return new Prepared(stream, from, to, List.copyOf(results),
+                BatchWriteRepository.preparedParams(stream, buffer.rowParams(), from, to));
+    }
+
+    /**
+     * Writes prepared rows inside the caller's open transaction: locks the cursor (creating the stream's first
+     * epoch on its first write, as {@link CursorRepository#lockCursor} does) and, in the same round trip, writes
+     * everything and advances the cursor, if and only if the locked cursor is the one the rows were prepared from.
+     *
+     * @return the prepared results, now written
+     * @throws CursorMovedException when the cursor is elsewhere (nothing of the rows was written)
+     */
+    public List<WriteResult> writePrepared(Prepared p) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("writePrepared needs an open transaction");
+        }
+        BatchWriteRepository.PreparedWrite w = batch.lockThenWritePrepared(p.stream(), p.params());
+        if (w.locked() == null) {
+            // first write of the stream: create and lock its cursor row, then write under the lock
+            cursors.lockCursor(p.stream());
+            w = batch.lockThenWritePrepared(p.stream(), p.params());
+        }
+        if (!w.written()) {
+            throw new CursorMovedException(p.from(), w.locked());
+        }
+        return p.results();
+    }
+
+    /**
+     * Rows prepared by {@link #prepare}, waiting to be written.
+     *
+     * @param from    the cursor they must be written on
+     * @param to      the cursor after them
+     * @param results one per logical transaction, in order
+     */
+    public record Prepared(StreamId stream, Cursor from, Cursor to, List<WriteResult> results, Object[] params) {
+    }
+
+    /** The state before a batch of transactions as its writer knows it, instead of reading it under the lock. */
+    public static final class PriorState {
+
+        private final Map<String, Map<String, CurrentRevision>> current = new HashMap<>();
+        private final java.util.Set<String> liveItemRevisions = new HashSet<>();
+
+        /** The aggregate's latest revision before the batch, and whether that revision deleted it. */
+        public PriorState current(String aggregateType, String id, int revision, boolean deleted) {
+            current.computeIfAbsent(aggregateType, t -> new HashMap<>()).put(id, new CurrentRevision(revision, deleted));
+            return this;
+        }
+
+        /** The item revision exists before the batch and is not a deletion. */
+        public PriorState liveItemRevision(String itemId, int revision) {
+            liveItemRevisions.add(BatchWriteRepository.key(itemId, revision));
+            return this;
+        }
+
+        BatchWriteRepository.Prefetched toPrefetched() {
+            return new BatchWriteRepository.Prefetched(current, liveItemRevisions);
+        }
+    }
+
+    /** The stream's cursor was not where prepared rows expected it: someone else wrote the stream since. */
+    public static final class CursorMovedException extends RuntimeException {
+
+        private final transient Cursor expected;
+        private final transient Cursor found;
+
+        CursorMovedException(Cursor expected, Cursor found) {
+            super("the cursor of " + expected.stream() + " is at " + (found == null ? "no open epoch"
+                    : "epoch " + found.epoch() + " position " + found.position()) + ", the rows were prepared for epoch "
+                    + expected.epoch() + " position " + expected.position());
+            this.expected = expected;
+            this.found = found;
+        }
+
+        public Cursor expected() {
+            return expected;
+        }
+
+        /** @return the cursor as locked, or null when the stream has no open epoch */
+        public Cursor found() {
+            return found;
+        }
     }
 }

@@ -1,0 +1,399 @@
+package com.acme.catalog.resolver.bootstrap;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+import com.acme.catalog.contracts.AggregateIds;
+import com.acme.catalog.contracts.EventType;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
+import com.acme.catalog.resolver.stream.Change;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The validation pass's reader: walks the events array token by token and keeps of each event only what the
+ * cross-event checks need ({@link Scanned}), skipping payloads without building them. It only ever <em>accepts</em>
+ * an event on this fast path when the event is plainly well formed (each member once, of the expected JSON type,
+ * every rule of {@link SnapshotEvent#from} met); anything else (a rule broken, a duplicate member, an
+ * {@code expectedRevision}, an unusual number) is handed to {@link SnapshotEvent#from} itself on the event's bytes,
+ * read again from the file, which accepts it or names the problem exactly as the writing pass would. So the two
+ * passes cannot disagree on a file: the fast path is only a cheaper way to reach the same verdict.
+ */
+final class EventsScanner implements AutoCloseable {
+
+    private final ObjectMapper json;
+    private final Path file;
+    private final InputStream in;
+    private final MessageDigest sha256;
+    private final JsonParser parser;
+    private final long maxEventBytes;
+    private FileChannel channel;
+    private int next = -1;
+    private boolean ended;
+
+    EventsScanner(ObjectMapper json, Path file, long maxEventBytes) {
+        this.json = json;
+        this.file = file;
+        this.maxEventBytes = maxEventBytes;
+        try {
+            this.sha256 = MessageDigest.getInstance("SHA-256");
+            this.in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16), sha256);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        this.parser = json.createParser(in);
+    }
+
+    /**
+     * @return the next event, or null after the last one
+     * @throws RejectedEventException as {@link EventsFileReader#next} and {@link SnapshotEvent#from} would
+     */
+    Scanned next() {
+        if (ended) {
+            return null;
+        }
+        Integer reading = next < 0 ? null : Integer.valueOf(next);
+        try {
+            if (next < 0) {
+                if (parser.nextToken() != JsonToken.START_ARRAY) {
+                    throw new RejectedEventException(ProblemCode.INVALID_BODY, null, null,
+                            "the file must be a JSON array of events");
+                }
+                next = 0;
+                reading = 0;
+            }
+            JsonToken token = parser.nextToken();
+            if (token == JsonToken.END_ARRAY) {
+                ended = true;
+                reading = null;
+                if (parser.nextToken() != null) {
+                    throw new RejectedEventException(ProblemCode.INVALID_BODY, null, null,
+                            "content after the closing ] of the events array");
+                }
+                return null;
+            }
+            int index = next++;
+            if (token != JsonToken.START_OBJECT) {
+                throw new RejectedEventException(ProblemCode.INVALID_BODY, index, null, "is not a JSON object");
+            }
+            long start = parser.currentTokenLocation().getByteOffset();
+            Scanned fast = scanEnvelope(index);
+            long end = parser.currentLocation().getByteOffset();
+            long bytes = end - start;
+            if (fast != null && bytes <= maxEventBytes) {
+                return fast.withBytes(bytes);
+            }
+            return slow(index, start, bytes);
+        } catch (JacksonException e) {
+            throw new RejectedEventException(ProblemCode.INVALID_BODY, reading, null,
+                    "not valid JSON (" + e.getOriginalMessage() + " at byte "
+                            + parser.currentLocation().getByteOffset() + ")");
+        }
+    }
+
+    /** The exact rules, on the event's bytes read again: accepts it or throws what the writing pass would. */
+    private Scanned slow(int index, long start, long bytes) {
+        ObjectNode node;
+        try {
+            if (channel == null) {
+                channel = FileChannel.open(file, StandardOpenOption.READ);
+            }
+            ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(bytes));
+            long at = start;
+            while (buffer.hasRemaining()) {
+                int n = channel.read(buffer, at);
+                if (n < 0) {
+                    throw new IOException("file shorter than its parse");
+                }
+                at += n;
+            }
+            node = (ObjectNode) json.readTree(buffer.array());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+        SnapshotEvent e = SnapshotEvent.from(new RawEvent(index, node, bytes), maxEventBytes);
+        Change c = e.change();
+        List<Change.ItemRef> refs = c instanceof Change.PutRelease r ? r.items() : List.of();
+        return new Scanned(index, e.id(), c.aggregateType(), c.aggregateId(), e.aggregateVersion(),
+                c instanceof Change.DeleteItem, refs, bytes);
+    }
+
+    /**
+     * Reads the event's members up to its closing brace.
+     *
+     * @return the event when it is plainly acceptable, null when {@link #slow} must decide
+     */
+    private Scanned scanEnvelope(int index) {
+        String id = null;
+        String spec = null;
+        String type = null;
+        String subject = null;
+        String aggregateType = null;
+        int version = 0;
+        Data data = null;
+        boolean doubt = false;
+        int seen = 0;
+        JsonToken t;
+        while ((t = parser.nextToken()) == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            JsonToken v = parser.nextToken();
+            int bit = switch (name) {
+                case "id" -> 1;
+                case "specversion" -> 2;
+                case "type" -> 4;
+                case "subject" -> 8;
+                case "aggregatetype" -> 16;
+                case "aggregateversion" -> 32;
+                case "data" -> 64;
+                default -> 0;
+            };
+            if (bit == 0) {
+                parser.skipChildren();
+                continue;
+            }
+            if ((seen & bit) != 0) {
+                doubt = true;
+            }
+            seen |= bit;
+            switch (bit) {
+                case 1 -> id = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                case 2 -> spec = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                case 4 -> type = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                case 8 -> subject = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                case 16 -> aggregateType = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                case 32 -> version = v == JsonToken.VALUE_NUMBER_INT
+                        && parser.getNumberType() == JsonParser.NumberType.INT ? parser.getIntValue() : 0;
+                default -> {
+                    if (v == JsonToken.START_OBJECT && type != null && EventType.parse(type) != null) {
+                        data = scanData(EventType.parse(type));
+                    } else {
+                        parser.skipChildren();
+                        data = null;
+                        doubt = true;
+                    }
+                }
+            }
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new IllegalStateException("unexpected " + t + " in an event object");
+        }
+        if (doubt || data == null || data.doubt || id == null || id.isEmpty()
+                || id.length() > SnapshotEvent.MAX_ID_LENGTH || !SnapshotEvent.SPEC_VERSION.equals(spec)
+                || subject == null || subject.isEmpty() || aggregateType == null || version < 1) {
+            return null;
+        }
+        EventType eventType = EventType.parse(type);
+        if (eventType == null || eventType == EventType.DecisionRecorded
+                || !eventType.aggregateType().equals(aggregateType) || !validId(subject)) {
+            return null;
+        }
+        return new Scanned(index, id, aggregateType, subject, version, eventType == EventType.ItemDeleted,
+                data.refs, 0);
+    }
+
+    /** The members of {@code data} that {@link SnapshotEvent#from} reads for this type; the rest is skipped. */
+    private Data scanData(EventType type) {
+        Data d = new Data();
+        boolean attributes = false;
+        boolean rules = false;
+        String source = null;
+        String target = null;
+        String visibility = null;
+        boolean items = false;
+        int seen = 0;
+        JsonToken t;
+        while ((t = parser.nextToken()) == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            JsonToken v = parser.nextToken();
+            int bit = switch (type) {
+                case ItemUpserted -> switch (name) {
+                    case "attributes" -> 1;
+                    case "expectedRevision" -> 2;
+                    default -> 0;
+                };
+                case MappingUpserted -> switch (name) {
+                    case "source" -> 1;
+                    case "target" -> 2;
+                    default -> 0;
+                };
+                case PolicyUpserted -> "rules".equals(name) ? 1 : 0;
+                case ReleasePublished -> switch (name) {
+                    case "visibility" -> 1;
+                    case "items" -> 2;
+                    default -> 0;
+                };
+                default -> 0;
+            };
+            if (bit == 0) {
+                parser.skipChildren();
+                continue;
+            }
+            if ((seen & bit) != 0) {
+                d.doubt = true;
+            }
+            seen |= bit;
+            switch (type) {
+                case ItemUpserted -> {
+                    attributes = bit == 1 && v == JsonToken.START_OBJECT;
+                    d.doubt |= bit == 2; // an expectedRevision has rules of its own: let the exact path judge
+                    parser.skipChildren();
+                }
+                case MappingUpserted -> {
+                    String s = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                    if (bit == 1) {
+                        source = s;
+                    } else {
+                        target = s;
+                    }
+                }
+                case PolicyUpserted -> {
+                    rules = v == JsonToken.START_OBJECT;
+                    parser.skipChildren();
+                }
+                case ReleasePublished -> {
+                    if (bit == 1) {
+                        visibility = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                    } else if (v == JsonToken.START_ARRAY) {
+                        items = scanItems(d);
+                    } else {
+                        parser.skipChildren();
+                        items = false;
+                    }
+                }
+                default -> parser.skipChildren();
+            }
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new IllegalStateException("unexpected " + t + " in an event's data");
+        }
+        boolean ok = switch (type) {
+            case ItemUpserted -> attributes;
+            case ItemDeleted -> true;
+            case MappingUpserted -> text(source) && text(target);
+            case PolicyUpserted -> rules;
+            case ReleasePublished -> items && ("PRIVATE".equals(visibility) || "PUBLIC".equals(visibility));
+            default -> false;
+        };
+        d.doubt |= !ok;
+        return d;
+    }
+
+    /** The release's item references, when every one is plainly {@code {"itemId": id, "revision": n >= 1}}. */
+    private boolean scanItems(Data d) {
+        List<Change.ItemRef> refs = new ArrayList<>();
+        boolean ok = true;
+        JsonToken t;
+        while ((t = parser.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                ok = false;
+                continue;
+            }
+            String itemId = null;
+            int revision = 0;
+            int seen = 0;
+            while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+                String name = parser.currentName();
+                JsonToken v = parser.nextToken();
+                if (name.equals("itemId")) {
+                    ok &= (seen & 1) == 0;
+                    seen |= 1;
+                    itemId = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                } else if (name.equals("revision")) {
+                    ok &= (seen & 2) == 0;
+                    seen |= 2;
+                    revision = v == JsonToken.VALUE_NUMBER_INT
+                            && parser.getNumberType() == JsonParser.NumberType.INT ? parser.getIntValue() : 0;
+                } else {
+                    parser.skipChildren();
+                }
+            }
+            if (itemId == null || revision < 1 || !validId(itemId)) {
+                ok = false;
+            } else {
+                refs.add(new Change.ItemRef(itemId, revision));
+            }
+        }
+        ok &= refs.size() <= 10_000;
+        d.refs = List.copyOf(refs);
+        return ok;
+    }
+
+    private static boolean text(String s) {
+        return s != null && !s.isEmpty() && s.length() <= 4096;
+    }
+
+    /** {@link AggregateIds#require}'s rule (1-128 characters of {@code [A-Za-z0-9._:-]}) without a regex. */
+    static boolean validId(String id) {
+        int n = id.length();
+        if (n < 1 || n > 128) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = id.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
+                    || c == '_' || c == ':' || c == '-';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return lowercase hex SHA-256 of every byte read; complete only after {@link #next()} returned null */
+    String sha256() {
+        return HexFormat.of().formatHex(sha256.digest());
+    }
+
+    @Override
+    public void close() {
+        try {
+            parser.close();
+            in.close();
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final class Data {
+        boolean doubt;
+        List<Change.ItemRef> refs = List.of();
+    }
+
+    /**
+     * What the cross-event checks need of one event.
+     *
+     * @param delete true for an {@code ItemDeleted}
+     * @param refs   the item revisions a release names, in order (empty for other types)
+     */
+    record Scanned(int index, String id, String aggregateType, String aggregateId, int version, boolean delete,
+            List<Change.ItemRef> refs, long bytes) {
+
+        Scanned withBytes(long n) {
+            return new Scanned(index, id, aggregateType, aggregateId, version, delete, refs, n);
+        }
+    }
+}
