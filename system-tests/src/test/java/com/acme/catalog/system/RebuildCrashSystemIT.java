@@ -33,11 +33,7 @@ class RebuildCrashSystemIT {
         try (TwoServices sys = new TwoServices()) {
             sys.startResolver();
             String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
-            for (int i = 0; i < 300; i++) {
-                sys.ok("PUT", s + "/items/seed-" + i, "w", "{\"attributes\":{\"name\":\"Seed " + i + "\"}}");
-            }
-            sys.ok("PUT", s + "/releases/seed", "w",
-                    "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"seed-3\",\"revision\":1}]}");
+            sys.seed(T, C, 300, "seed-3");
 
             AtomicBoolean stop = new AtomicBoolean();
             ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -90,10 +86,10 @@ class RebuildCrashSystemIT {
             writer.join();
             assertThat(errors).isEmpty();
             long head = sys.ok("GET", s + "/cursor", "op", null).path("position").longValue();
-            await().atMost(Duration.ofSeconds(60)).until(() -> checksum(sys, "projection-checksum")
+            await().atMost(Duration.ofSeconds(60)).until(() -> sys.checksum(T, C, "projection-checksum")
                     .path("position").longValue() == head);
-            JsonNode product = checksum(sys, "projection-checksum");
-            JsonNode resolver = checksum(sys, "state-checksum");
+            JsonNode product = sys.checksum(T, C, "projection-checksum");
+            JsonNode resolver = sys.checksum(T, C, "state-checksum");
             assertThat(product.path("position")).isEqualTo(resolver.path("position"));
             assertThat(product.path("tables")).isEqualTo(resolver.path("tables"));
             assertThat(TwoServices.rows(sys.productDb, """
@@ -168,10 +164,5 @@ class RebuildCrashSystemIT {
 
     private static JsonNode rebuild(TwoServices sys, String id) throws Exception {
         return sys.ok("GET", sys.productUrl() + "/v1/rebuilds/" + id, "op", null);
-    }
-
-    private static JsonNode checksum(TwoServices sys, String kind) throws Exception {
-        String base = kind.equals("state-checksum") ? sys.resolverUrl() : sys.productUrl();
-        return sys.ok("GET", base + "/v1/streams/" + T + "/" + C + "/" + kind, "op", null);
     }
 }

@@ -31,11 +31,7 @@ class RebuildSystemIT {
         try (TwoServices sys = new TwoServices()) {
             sys.startResolver();
             String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
-            for (int i = 0; i < 200; i++) {
-                sys.ok("PUT", s + "/items/seed-" + i, "w", "{\"attributes\":{\"name\":\"Seed " + i + "\"}}");
-            }
-            sys.ok("PUT", s + "/releases/seed", "w",
-                    "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"seed-1\",\"revision\":1}]}");
+            sys.seed(T, C, 200, "seed-1");
             sys.startProduct(sys.resolverUrl());
             // the product already consumes live (an empty start that never saw the seed): the rebuild replaces
             // that generation while the live applier keeps receiving deliveries
@@ -111,10 +107,10 @@ class RebuildSystemIT {
             assertThat(errors).isEmpty();
 
             long head = sys.ok("GET", s + "/cursor", "op", null).path("position").longValue();
-            await().atMost(Duration.ofSeconds(60)).until(() -> checksum(sys, "projection-checksum")
+            await().atMost(Duration.ofSeconds(60)).until(() -> sys.checksum(T, C, "projection-checksum")
                     .path("position").longValue() == head);
-            JsonNode product = checksum(sys, "projection-checksum");
-            JsonNode resolver = checksum(sys, "state-checksum");
+            JsonNode product = sys.checksum(T, C, "projection-checksum");
+            JsonNode resolver = sys.checksum(T, C, "state-checksum");
             assertThat(product.path("profile")).isEqualTo(resolver.path("profile"));
             assertThat(product.path("position")).isEqualTo(resolver.path("position"));
             assertThat(product.path("tables")).isEqualTo(resolver.path("tables"));
@@ -169,10 +165,10 @@ class RebuildSystemIT {
             long head = sys.ok("GET", s + "/cursor", "op", null).path("position").longValue();
             sys.startProduct(sys.resolverUrl(), java.util.Map.of("PRODUCT_STREAMS", T + "/" + C));
 
-            await().atMost(Duration.ofSeconds(60)).until(() -> checksum(sys, "projection-checksum")
+            await().atMost(Duration.ofSeconds(60)).until(() -> sys.checksum(T, C, "projection-checksum")
                     .path("position").longValue() == head);
-            assertThat(checksum(sys, "projection-checksum").path("tables"))
-                    .isEqualTo(checksum(sys, "state-checksum").path("tables"));
+            assertThat(sys.checksum(T, C, "projection-checksum").path("tables"))
+                    .isEqualTo(sys.checksum(T, C, "state-checksum").path("tables"));
             assertThat(sys.call("GET", sys.productUrl() + "/v1/catalog/" + T + "/" + C + "/items/boot-7", null, null)
                     .status()).isEqualTo(200);
             JsonNode c = sys.ok("GET", sys.productUrl() + "/v1/projection-completeness?tenant=" + T + "&catalog=" + C,
@@ -228,15 +224,10 @@ class RebuildSystemIT {
             assertThat(TwoServices.scalar(sys.resolverDb, "SELECT count(*) FROM resolver.snapshot_export "
                     + "WHERE status = 'READY' AND lease_id <> '" + expired.get() + "'"))
                     .as("a new export under a new lease").isGreaterThanOrEqualTo(1);
-            assertThat(checksum(sys, "projection-checksum").path("tables"))
-                    .isEqualTo(checksum(sys, "state-checksum").path("tables"));
+            assertThat(sys.checksum(T, C, "projection-checksum").path("tables"))
+                    .isEqualTo(sys.checksum(T, C, "state-checksum").path("tables"));
             assertThat(TwoServices.scalar(sys.productDb,
                     "SELECT count(*) FROM product.generation WHERE status = 'BUILDING'")).isZero();
         }
-    }
-
-    private static JsonNode checksum(TwoServices sys, String kind) throws Exception {
-        String base = kind.equals("state-checksum") ? sys.resolverUrl() : sys.productUrl();
-        return sys.ok("GET", base + "/v1/streams/" + T + "/" + C + "/" + kind, "op", null);
     }
 }

@@ -81,6 +81,22 @@ final class TwoServices implements AutoCloseable {
         return "http://localhost:" + productPort;
     }
 
+    /** Writes {@code items} items {@code seed-0…} and a PUBLIC release {@code seed} naming {@code publicItem}. */
+    void seed(String tenant, String catalog, int items, String publicItem) throws Exception {
+        String s = resolverUrl() + "/v1/streams/" + tenant + "/" + catalog;
+        for (int i = 0; i < items; i++) {
+            ok("PUT", s + "/items/seed-" + i, "w", "{\"attributes\":{\"name\":\"Seed " + i + "\"}}");
+        }
+        ok("PUT", s + "/releases/seed", "w",
+                "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"" + publicItem + "\",\"revision\":1}]}");
+    }
+
+    /** The resolver's {@code state-checksum} or the product's {@code projection-checksum} of the stream. */
+    JsonNode checksum(String tenant, String catalog, String kind) throws Exception {
+        String base = kind.equals("state-checksum") ? resolverUrl() : productUrl();
+        return ok("GET", base + "/v1/streams/" + tenant + "/" + catalog + "/" + kind, "op", null);
+    }
+
     /** Registers the product as a push consumer of the stream from an empty start. */
     void registerProduct(String tenant, String catalog) throws Exception {
         Response r = call("POST", resolverUrl() + "/v1/retention/consumers", "c",
