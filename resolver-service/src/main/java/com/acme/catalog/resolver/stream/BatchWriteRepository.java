@@ -28,7 +28,10 @@ import org.springframework.stereotype.Repository;
  * commit. Rows travel as parallel arrays through {@code unnest}; JSON text columns (the long ones) travel as one text
  * each, the values separated by U+001E ({@link #joinJson}), which JSON text never holds raw and which PostgreSQL
  * splits several times faster than it parses an array literal of quoted JSON. At most one current row per aggregate may be
- * passed (an upsert may not touch a row twice in one statement).
+ * passed (an upsert may not touch a row twice in one statement). Every current row is written together with its
+ * revision row, whose content is the event payload, so the JSON of a current row (item attributes, policy rules,
+ * release items) is not sent or parsed a second time: the state insert takes it from the revision rows the same
+ * statement inserted ({@code RETURNING}), so both are one parsed value.
  */
 @Repository
 class BatchWriteRepository {
@@ -79,11 +82,25 @@ class BatchWriteRepository {
      * the caller locked it).
      */
     private static final String SQL_WRITE_ALL = """
-            WITH items AS (
+            WITH revisions AS (
+                INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content,
+                                               deleted, epoch, position, event_id)
+                SELECT ?, ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
+                       u.position, u.event_id
+                  FROM unnest(?::text[], ?::text[], ?::int[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[], ?::bigint[],
+                              ?::uuid[])
+                       AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id) /*guard*/
+                RETURNING aggregate_type, aggregate_id, revision, content
+            ), items AS (
                 INSERT INTO item (tenant, catalog, item_id, revision, attributes, deleted, epoch, position)
-                SELECT ?, ?, u.item_id, u.revision, u.attributes::jsonb, u.deleted, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[], ?::bigint[])
-                       AS u(item_id, revision, attributes, deleted, epoch, position) /*guard*/
+                SELECT ?, ?, u.item_id, u.revision,
+                       CASE WHEN u.deleted THEN '{}'::jsonb ELSE r.content -> 'attributes' END,
+                       u.deleted, u.epoch, u.position
+                  FROM unnest(?::text[], ?::int[], ?::boolean[], ?::bigint[], ?::bigint[])
+                       AS u(item_id, revision, deleted, epoch, position)
+                  LEFT JOIN revisions r
+                         ON r.aggregate_type = 'item' AND r.aggregate_id = u.item_id AND r.revision = u.revision
+                       /*guard*/
                 ON CONFLICT (tenant, catalog, item_id) DO UPDATE
                    SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
@@ -97,28 +114,26 @@ class BatchWriteRepository {
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
             ), policies AS (
                 INSERT INTO policy (tenant, catalog, policy_id, revision, rules, epoch, position)
-                SELECT ?, ?, u.policy_id, u.revision, u.rules::jsonb, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
-                       AS u(policy_id, revision, rules, epoch, position) /*guard*/
+                SELECT ?, ?, u.policy_id, u.revision, r.content -> 'rules', u.epoch, u.position
+                  FROM unnest(?::text[], ?::int[], ?::bigint[], ?::bigint[])
+                       AS u(policy_id, revision, epoch, position)
+                  LEFT JOIN revisions r
+                         ON r.aggregate_type = 'policy' AND r.aggregate_id = u.policy_id AND r.revision = u.revision
+                       /*guard*/
                 ON CONFLICT (tenant, catalog, policy_id) DO UPDATE
                    SET revision = excluded.revision, rules = excluded.rules,
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
             ), releases AS (
                 INSERT INTO release (tenant, catalog, release_id, revision, visibility, items, epoch, position)
-                SELECT ?, ?, u.release_id, u.revision, u.visibility, u.items::jsonb, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::text[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
-                       AS u(release_id, revision, visibility, items, epoch, position) /*guard*/
+                SELECT ?, ?, u.release_id, u.revision, u.visibility, r.content -> 'items', u.epoch, u.position
+                  FROM unnest(?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[])
+                       AS u(release_id, revision, visibility, epoch, position)
+                  LEFT JOIN revisions r
+                         ON r.aggregate_type = 'release' AND r.aggregate_id = u.release_id AND r.revision = u.revision
+                       /*guard*/
                 ON CONFLICT (tenant, catalog, release_id) DO UPDATE
                    SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
                        epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            ), revisions AS (
-                INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content,
-                                               deleted, epoch, position, event_id)
-                SELECT ?, ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
-                       u.position, u.event_id
-                  FROM unnest(?::text[], ?::text[], ?::int[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[], ?::bigint[],
-                              ?::uuid[])
-                       AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id) /*guard*/
             ), outboxed AS (
                 INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id, transaction_ordinal,
                                     transaction_count, event_type, aggregate_type, aggregate_id, revision, wire,
@@ -255,11 +270,11 @@ class BatchWriteRepository {
     static List<Object> rowParams(StreamId s, List<ItemRow> items, List<MappingRow> mappings,
             List<PolicyRow> policies, List<ReleaseRow> releases, List<RevisionRow> revisions, List<OutboxRow> outbox) {
         List<Object> p = new ArrayList<>(80);
+        addRevisions(p, s, revisions);
         addItems(p, s, items);
         addMappings(p, s, mappings);
         addPolicies(p, s, policies);
         addReleases(p, s, releases);
-        addRevisions(p, s, revisions);
         addOutbox(p, s, outbox);
         return p;
     }
@@ -312,7 +327,6 @@ class BatchWriteRepository {
         int n = rows.size();
         String[] ids = new String[n];
         int[] revisions = new int[n];
-        String[] attributes = new String[n];
         boolean[] deleted = new boolean[n];
         long[] epochs = new long[n];
         long[] positions = new long[n];
@@ -320,13 +334,11 @@ class BatchWriteRepository {
             ItemRow r = rows.get(i);
             ids[i] = r.id();
             revisions[i] = r.revision();
-            attributes[i] = r.attributesJson();
             deleted[i] = r.deleted();
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, joinJson(attributes), deleted, epochs,
-                positions));
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, deleted, epochs, positions));
     }
 
     private static void addMappings(List<Object> p, StreamId s, List<MappingRow> rows) {
@@ -353,18 +365,16 @@ class BatchWriteRepository {
         int n = rows.size();
         String[] ids = new String[n];
         int[] revisions = new int[n];
-        String[] rules = new String[n];
         long[] epochs = new long[n];
         long[] positions = new long[n];
         for (int i = 0; i < n; i++) {
             PolicyRow r = rows.get(i);
             ids[i] = r.id();
             revisions[i] = r.revision();
-            rules[i] = r.rulesJson();
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, joinJson(rules), epochs, positions));
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, epochs, positions));
     }
 
     private static void addReleases(List<Object> p, StreamId s, List<ReleaseRow> rows) {
@@ -372,7 +382,6 @@ class BatchWriteRepository {
         String[] ids = new String[n];
         int[] revisions = new int[n];
         String[] visibilities = new String[n];
-        String[] items = new String[n];
         long[] epochs = new long[n];
         long[] positions = new long[n];
         for (int i = 0; i < n; i++) {
@@ -380,12 +389,10 @@ class BatchWriteRepository {
             ids[i] = r.id();
             revisions[i] = r.revision();
             visibilities[i] = r.visibility();
-            items[i] = r.itemsJson();
             epochs[i] = r.epoch();
             positions[i] = r.position();
         }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, visibilities, joinJson(items), epochs,
-                positions));
+        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, visibilities, epochs, positions));
     }
 
     private static void addRevisions(List<Object> p, StreamId s, List<RevisionRow> rows) {
