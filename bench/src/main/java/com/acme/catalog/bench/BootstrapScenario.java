@@ -41,6 +41,9 @@ final class BootstrapScenario implements Scenario {
                 + "--variants=chunked,oracle (also: chunk500, unbatched, async)]";
     }
 
+    /** Extra JVM options of every importer process, the same for every variant ({@code --jvm-opts}). */
+    private List<String> jvmOptions = List.of();
+
     @Override
     public Map<String, Object> run(Options o) throws Exception {
         List<Integer> sizes = new ArrayList<>();
@@ -49,7 +52,10 @@ final class BootstrapScenario implements Scenario {
         }
         List<String> variants = List.of(o.string("variants", "chunked,oracle").split(","));
         long seed = o.integer("seed", 1);
+        String jvm = o.string("jvm-opts", "").trim();
+        jvmOptions = jvm.isEmpty() ? List.of() : List.of(jvm.split("\\s+"));
         Map<String, Object> out = new LinkedHashMap<>();
+        out.put("importerJvmOptions", jvmOptions);
         out.put("sizes", sizes);
         out.put("cpus", Runtime.getRuntime().availableProcessors());
         out.put("loadAverageBefore", loadAverage());
@@ -88,9 +94,10 @@ final class BootstrapScenario implements Scenario {
             default -> throw new IllegalArgumentException("unknown variant " + variant);
         };
         try (TestDatabase db = TestDatabase.create("bench_bootstrap_" + variant + "_" + size)) {
-            List<String> cmd = new ArrayList<>(List.of(ServiceProcess.javaBin(), "-Xmx1g", "-jar",
-                    ServiceProcess.locate("resolver-service").toString(), "--bootstrap-import", file.toString(),
-                    "--tenant", "bench", "--catalog", "import"));
+            List<String> cmd = new ArrayList<>(List.of(ServiceProcess.javaBin(), "-Xmx1g"));
+            cmd.addAll(jvmOptions);
+            cmd.addAll(List.of("-jar", ServiceProcess.locate("resolver-service").toString(), "--bootstrap-import",
+                    file.toString(), "--tenant", "bench", "--catalog", "import"));
             cmd.addAll(flags);
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
             pb.environment().put("SPRING_DATASOURCE_URL", db.jdbcUrl());
