@@ -1,28 +1,19 @@
 package com.acme.catalog.resolver.bootstrap;
 
-import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 
 import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.EventType;
-import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
 
-import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.ObjectMapper;
@@ -41,27 +32,17 @@ final class EventsScanner implements AutoCloseable {
 
     private final ObjectMapper json;
     private final Path file;
-    private final InputStream in;
-    private final MessageDigest sha256;
+    private final EventArray array;
     private final JsonParser parser;
     private final long maxEventBytes;
     private FileChannel channel;
-    private int next = -1;
-    private boolean ended;
 
     EventsScanner(ObjectMapper json, Path file, long maxEventBytes) {
         this.json = json;
         this.file = file;
         this.maxEventBytes = maxEventBytes;
-        try {
-            this.sha256 = MessageDigest.getInstance("SHA-256");
-            this.in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16), sha256);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file, e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-        this.parser = json.createParser(in);
+        this.array = new EventArray(json, file);
+        this.parser = array.parser();
     }
 
     /**
@@ -69,46 +50,14 @@ final class EventsScanner implements AutoCloseable {
      * @throws RejectedEventException as {@link EventsFileReader#next} and {@link SnapshotEvent#from} would
      */
     Scanned next() {
-        if (ended) {
-            return null;
-        }
-        Integer reading = next < 0 ? null : Integer.valueOf(next);
-        try {
-            if (next < 0) {
-                if (parser.nextToken() != JsonToken.START_ARRAY) {
-                    throw new RejectedEventException(ProblemCode.INVALID_BODY, null, null,
-                            "the file must be a JSON array of events");
-                }
-                next = 0;
-                reading = 0;
-            }
-            JsonToken token = parser.nextToken();
-            if (token == JsonToken.END_ARRAY) {
-                ended = true;
-                reading = null;
-                if (parser.nextToken() != null) {
-                    throw new RejectedEventException(ProblemCode.INVALID_BODY, null, null,
-                            "content after the closing ] of the events array");
-                }
-                return null;
-            }
-            int index = next++;
-            if (token != JsonToken.START_OBJECT) {
-                throw new RejectedEventException(ProblemCode.INVALID_BODY, index, null, "is not a JSON object");
-            }
-            long start = parser.currentTokenLocation().getByteOffset();
+        return array.next((index, start) -> {
             Scanned fast = scanEnvelope(index);
-            long end = parser.currentLocation().getByteOffset();
-            long bytes = end - start;
+            long bytes = array.offset() - start;
             if (fast != null && bytes <= maxEventBytes) {
                 return fast.withBytes(bytes);
             }
             return slow(index, start, bytes);
-        } catch (JacksonException e) {
-            throw new RejectedEventException(ProblemCode.INVALID_BODY, reading, null,
-                    "not valid JSON (" + e.getOriginalMessage() + " at byte "
-                            + parser.currentLocation().getByteOffset() + ")");
-        }
+        });
     }
 
     /** The exact rules, on the event's bytes read again: accepts it or throws what the writing pass would. */
@@ -362,14 +311,13 @@ final class EventsScanner implements AutoCloseable {
 
     /** @return lowercase hex SHA-256 of every byte read; complete only after {@link #next()} returned null */
     String sha256() {
-        return HexFormat.of().formatHex(sha256.digest());
+        return array.sha256();
     }
 
     @Override
     public void close() {
         try {
-            parser.close();
-            in.close();
+            array.close();
             if (channel != null) {
                 channel.close();
             }
