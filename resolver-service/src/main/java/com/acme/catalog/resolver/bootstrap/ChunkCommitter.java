@@ -3,6 +3,7 @@ package com.acme.catalog.resolver.bootstrap;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
@@ -55,22 +56,7 @@ class ChunkCommitter {
      * @throws RuntimeException whatever made the chunk roll back; nothing of it is committed
      */
     Committed commit(StreamId stream, List<SnapshotEvent> events, long previousPosition, ImportOptions options) {
-        long started = System.nanoTime();
-        long[] written = new long[1];
-        List<WriteResult> results;
-        try {
-            results = transactions.execute(status -> {
-                List<WriteResult> r = write(stream, events, previousPosition, options);
-                written[0] = System.nanoTime();
-                return r;
-            });
-        } catch (RuntimeException e) {
-            metrics.failed(stream, System.nanoTime() - started);
-            throw e;
-        }
-        long committed = System.nanoTime();
-        metrics.committed(stream, results, committed - started);
-        return new Committed(results, written[0] - started, committed - written[0]);
+        return timed(stream, () -> write(stream, events, previousPosition, options));
     }
 
     /**
@@ -82,28 +68,40 @@ class ChunkCommitter {
      */
     Committed commitPrepared(StreamId stream, List<SnapshotEvent> events, ChunkWriter.Prepared prepared,
             ImportOptions options) {
-        long started = System.nanoTime();
         long previousPosition = prepared.from().position();
+        return timed(stream, () -> {
+            if (previousPosition == 0) {
+                requireReadCommitted();
+            }
+            if (options.synchronousCommitOff()) {
+                jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
+            }
+            List<WriteResult> r;
+            try {
+                r = chunkWriter.writePrepared(prepared);
+            } catch (ChunkWriter.CursorMovedException moved) {
+                throw new ApiException(ProblemCode.DESTINATION_NOT_EMPTY, "stream " + stream + " was written "
+                        + "outside the import: event " + events.get(0).index() + " would land at position "
+                        + (moved.found() == null ? "?" : moved.found().position() + 1) + ", expected "
+                        + (previousPosition + 1));
+            }
+            verify(stream, events, r, previousPosition);
+            return r;
+        });
+    }
+
+    /**
+     * Runs {@code chunk} in one transaction and commits it, timing the writes and the commit apart.
+     *
+     * @throws RuntimeException whatever made the chunk roll back; nothing of it is committed
+     */
+    private Committed timed(StreamId stream, Supplier<List<WriteResult>> chunk) {
+        long started = System.nanoTime();
         long[] written = new long[1];
         List<WriteResult> results;
         try {
             results = transactions.execute(status -> {
-                if (previousPosition == 0) {
-                    requireReadCommitted();
-                }
-                if (options.synchronousCommitOff()) {
-                    jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
-                }
-                List<WriteResult> r;
-                try {
-                    r = chunkWriter.writePrepared(prepared);
-                } catch (ChunkWriter.CursorMovedException moved) {
-                    throw new ApiException(ProblemCode.DESTINATION_NOT_EMPTY, "stream " + stream + " was written "
-                            + "outside the import: event " + events.get(0).index() + " would land at position "
-                            + (moved.found() == null ? "?" : moved.found().position() + 1) + ", expected "
-                            + (previousPosition + 1));
-                }
-                verify(stream, events, r, previousPosition);
+                List<WriteResult> r = chunk.get();
                 written[0] = System.nanoTime();
                 return r;
             });

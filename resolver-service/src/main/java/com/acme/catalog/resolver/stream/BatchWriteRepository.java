@@ -1,5 +1,6 @@
 package com.acme.catalog.resolver.stream;
 
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -193,12 +194,7 @@ class BatchWriteRepository {
         return template.execute(SQL_LOCK_THEN_PREFETCH, (PreparedStatementCallback<LockedPrefetch>) ps -> {
             new ArgumentPreparedStatementSetter(p.toArray()).setValues(ps);
             ps.execute();
-            Cursor cursor = null;
-            try (ResultSet rs = ps.getResultSet()) {
-                if (rs.next()) {
-                    cursor = new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3));
-                }
-            }
+            Cursor cursor = lockedCursor(ps, s);
             if (!ps.getMoreResults()) {
                 throw new IllegalStateException("the prefetch after the cursor lock returned no rows");
             }
@@ -304,12 +300,7 @@ class BatchWriteRepository {
         return template.execute(SQL_LOCK_THEN_WRITE_PREPARED, (PreparedStatementCallback<PreparedWrite>) ps -> {
             new ArgumentPreparedStatementSetter(params).setValues(ps);
             ps.execute();
-            Cursor cursor = null;
-            try (ResultSet rs = ps.getResultSet()) {
-                if (rs.next()) {
-                    cursor = new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3));
-                }
-            }
+            Cursor cursor = lockedCursor(ps, s);
             if (!ps.getMoreResults()) {
                 throw new IllegalStateException("the write after the cursor lock answered nothing");
             }
@@ -510,5 +501,12 @@ class BatchWriteRepository {
     }
 
     record ReleaseRow(String id, int revision, String visibility, String itemsJson, long epoch, long position) {
+    }
+
+    /** The first result of a lock-then-… round trip: the cursor row as locked, or null when there is none. */
+    private static Cursor lockedCursor(PreparedStatement ps, StreamId s) throws SQLException {
+        try (ResultSet rs = ps.getResultSet()) {
+            return rs.next() ? new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3)) : null;
+        }
     }
 }
