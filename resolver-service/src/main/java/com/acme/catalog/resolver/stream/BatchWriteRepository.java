@@ -79,8 +79,9 @@ class BatchWriteRepository {
 
     /**
      * Every row of one physical transaction and the compare-and-set cursor advance in one statement; each part
-     * inserts nothing for empty arrays. Answers how many cursor rows moved (1, or 0 if the cursor was not where
-     * the caller locked it).
+     * inserts nothing for empty arrays. Answers one row per cursor row moved (1, or none if the cursor was not where
+     * the caller locked it); the advance also queues the notification PostgreSQL delivers at commit to wake the
+     * outbox relay, as {@link CursorRepository#advance} does.
      */
     private static final String SQL_WRITE_ALL = """
             WITH revisions AS (
@@ -149,7 +150,7 @@ class BatchWriteRepository {
             """ + CursorRepository.SQL_ADVANCE.strip() + """
              RETURNING 1
             )
-            SELECT count(*) FROM advanced
+            SELECT pg_notify('outbox_committed', ?) FROM advanced
             """;
 
     /**
@@ -164,9 +165,7 @@ class BatchWriteRepository {
             + "WITH guard AS (SELECT 1 FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ? "
             + "AND position = ? AND chain_digest = ? AND fenced_at IS NULL),\n"
             + SQL_WRITE_ALL.strip().substring("WITH ".length())
-                    .replace("/*guard*/", "WHERE EXISTS (SELECT 1 FROM guard)")
-                    .replace("SELECT count(*) FROM advanced",
-                            "SELECT pg_notify('outbox_committed', ?) FROM advanced");
+                    .replace("/*guard*/", "WHERE EXISTS (SELECT 1 FROM guard)");
 
     private static final char JSON_SEPARATOR = '\u001e';
 
@@ -255,7 +254,8 @@ class BatchWriteRepository {
             Cursor to) {
         List<Object> p = rowParams(s, items, mappings, policies, releases, revisions, outbox);
         p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
-        long moved = jdbc.sql(SQL_WRITE_ALL).params(p).query(Long.class).single();
+        p.add(s.tenant() + "/" + s.catalog());
+        long moved = jdbc.sql(SQL_WRITE_ALL).params(p).query((rs, n) -> 1).list().size();
         if (moved != 1) {
             throw new IllegalStateException("cursor of " + s + " epoch " + from.epoch()
                     + " moved under a held lock (expected position " + from.position() + ")");

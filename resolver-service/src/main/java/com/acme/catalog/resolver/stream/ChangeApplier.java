@@ -29,19 +29,30 @@ final class ChangeApplier {
         this.json = json;
     }
 
-    /** Applies every transaction in order; the caller advances the cursor to {@code appender.cursor()}. */
+    /**
+     * Applies every transaction in order; the caller advances the cursor to {@code appender.cursor()}.
+     *
+     * @throws LogicalTransactionFailure naming the logical transaction whose change failed, with the failure as
+     *                                   its cause (callers that do not coalesce unwrap it with
+     *                                   {@link LogicalTransactionFailure#unwrap})
+     */
     List<WriteResult> applyAll(StreamId stream, EventAppender appender, List<List<Change>> transactions,
             StateAccess access) {
         List<WriteResult> results = new ArrayList<>(transactions.size());
-        for (List<Change> changes : transactions) {
-            UUID transactionId = UuidV7.next();
-            long first = appender.nextPosition();
-            int revision = 0;
-            for (int i = 0; i < changes.size(); i++) {
-                revision = apply(stream, appender, access, changes.get(i), transactionId, i, changes.size());
+        for (int t = 0; t < transactions.size(); t++) {
+            List<Change> changes = transactions.get(t);
+            try {
+                UUID transactionId = UuidV7.next();
+                long first = appender.nextPosition();
+                int revision = 0;
+                for (int i = 0; i < changes.size(); i++) {
+                    revision = apply(stream, appender, access, changes.get(i), transactionId, i, changes.size());
+                }
+                results.add(new WriteResult(appender.epoch(), first, appender.nextPosition() - 1, transactionId,
+                        revision));
+            } catch (RuntimeException e) {
+                throw new LogicalTransactionFailure(t, e);
             }
-            results.add(new WriteResult(appender.epoch(), first, appender.nextPosition() - 1, transactionId,
-                    revision));
         }
         return results;
     }

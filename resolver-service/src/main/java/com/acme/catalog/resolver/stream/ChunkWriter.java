@@ -20,7 +20,8 @@ import tools.jackson.databind.ObjectMapper;
  * everything the changes read, one statement with every row and the cursor advance, the commit. Same positions, revisions,
  * transaction ids (one new UUIDv7 per logical transaction), rows, wire text and chain digests as
  * {@link StreamWriter#appendLocked}, and the same exceptions for the same input; only the round trips differ.
- * Meant for coalesced live writes.
+ * The live write path ({@link StreamWriter#write}, coalesced by {@link WriteCoalescer}) and the bootstrap import
+ * use it.
  *
  * <p>A writer that already knows the state before its transactions (the bootstrap import into an empty stream,
  * which learnt it from its validated file) can {@link #prepare} the rows without the database, ahead of the
@@ -49,6 +50,14 @@ public class ChunkWriter {
      * @return one result per logical transaction, in order; never null
      */
     public List<WriteResult> appendLocked(StreamId stream, List<List<Change>> transactions) {
+        return LogicalTransactionFailure.unwrap(() -> appendAttributed(stream, transactions));
+    }
+
+    /**
+     * {@link #appendLocked}, except that a failure caused by one logical transaction's own changes comes as a
+     * {@link LogicalTransactionFailure} naming it (for {@link WriteCoalescer}).
+     */
+    List<WriteResult> appendAttributed(StreamId stream, List<List<Change>> transactions) {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("appendLocked needs an open transaction");
         }
@@ -82,7 +91,8 @@ public class ChunkWriter {
         BufferedStateAccess.Reads reads = BufferedStateAccess.reads(transactions);
         BufferedStateAccess buffer = new BufferedStateAccess(batch, stream, reads, prior.toPrefetched());
         EventAppender appender = new EventAppender(json, from, occurredAt.truncatedTo(ChronoUnit.MILLIS));
-        List<WriteResult> results = applier.applyAll(stream, appender, transactions, buffer);
+        List<WriteResult> results = LogicalTransactionFailure.unwrap(
+                () -> applier.applyAll(stream, appender, transactions, buffer));
         Cursor to = appender.cursor();
         return new Prepared(stream, from, to, List.copyOf(results),
                 BatchWriteRepository.preparedParams(stream, buffer.rowParams(), from, to));

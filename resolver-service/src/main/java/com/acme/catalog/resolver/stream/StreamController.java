@@ -11,6 +11,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
+import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -39,44 +40,45 @@ class StreamController {
 
     @PutMapping("/items/{itemId}")
     Map<String, Object> putItem(@PathVariable String tenant, @PathVariable String catalog,
-            @PathVariable String itemId, @RequestBody JsonNode body) {
+            @PathVariable String itemId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.upsertItem(itemId, body))));
+        return single(writer.write(s, List.of(ChangeParser.upsertItem(itemId, body)), bytes(request)));
     }
 
     @DeleteMapping("/items/{itemId}")
     Map<String, Object> deleteItem(@PathVariable String tenant, @PathVariable String catalog,
-            @PathVariable String itemId, @RequestParam(required = false) Integer expectedRevision) {
+            @PathVariable String itemId, @RequestParam(required = false) Integer expectedRevision,
+            HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.deleteItem(itemId, expectedRevision))));
+        return single(writer.write(s, List.of(ChangeParser.deleteItem(itemId, expectedRevision)), bytes(request)));
     }
 
     @PutMapping("/mappings/{mappingId}")
     Map<String, Object> putMapping(@PathVariable String tenant, @PathVariable String catalog,
-            @PathVariable String mappingId, @RequestBody JsonNode body) {
+            @PathVariable String mappingId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.upsertMapping(mappingId, body))));
+        return single(writer.write(s, List.of(ChangeParser.upsertMapping(mappingId, body)), bytes(request)));
     }
 
     @PutMapping("/policies/{policyId}")
     Map<String, Object> putPolicy(@PathVariable String tenant, @PathVariable String catalog,
-            @PathVariable String policyId, @RequestBody JsonNode body) {
+            @PathVariable String policyId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.upsertPolicy(policyId, body))));
+        return single(writer.write(s, List.of(ChangeParser.upsertPolicy(policyId, body)), bytes(request)));
     }
 
     @PutMapping("/releases/{releaseId}")
     Map<String, Object> putRelease(@PathVariable String tenant, @PathVariable String catalog,
-            @PathVariable String releaseId, @RequestBody JsonNode body) {
+            @PathVariable String releaseId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.putRelease(releaseId, body))));
+        return single(writer.write(s, List.of(ChangeParser.putRelease(releaseId, body)), bytes(request)));
     }
 
     @PostMapping("/transactions")
     Map<String, Object> transaction(@PathVariable String tenant, @PathVariable String catalog,
-            @RequestBody JsonNode body) {
+            @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        WriteResult r = writer.write(s, ChangeParser.transaction(body));
+        WriteResult r = writer.write(s, ChangeParser.transaction(body), bytes(request));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("epoch", r.epoch());
         out.put("firstPosition", r.firstPosition());
@@ -104,6 +106,11 @@ class StreamController {
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.WRITER);
         return s;
+    }
+
+    /** The request body's size as sent, for the coalescing byte bound (0 when the client did not say). */
+    private static long bytes(HttpServletRequest request) {
+        return Math.max(0, request.getContentLengthLong());
     }
 
     private static Map<String, Object> single(WriteResult r) {

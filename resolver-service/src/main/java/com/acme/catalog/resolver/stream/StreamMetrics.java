@@ -9,20 +9,26 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.acme.catalog.contracts.StreamId;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
 /**
- * {@code resolver_stream_position}, {@code resolver_writes_total} and {@code resolver_write_seconds}, per stream.
- * The position gauge shows what this instance last committed or read; every instance converges on the database.
+ * {@code resolver_stream_position}, {@code resolver_writes_total} and {@code resolver_write_seconds}, per stream,
+ * and the write coalescer's {@code resolver_write_coalesced_transactions} (logical transactions per physical
+ * commit), {@code resolver_write_retries_total} (physical transactions retried after a member failed) and
+ * {@code resolver_write_queue_seconds} (time a write waited for its physical transaction to start). Meters are
+ * looked up once per stream. The position gauge shows what this instance last committed or read; every instance
+ * converges on the database.
  */
 @Component
 public class StreamMetrics {
 
     private final MeterRegistry registry;
     private final Map<StreamId, AtomicLong> positions = new ConcurrentHashMap<>();
+    private final Map<StreamId, Meters> meters = new ConcurrentHashMap<>();
 
     public StreamMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -30,18 +36,35 @@ public class StreamMetrics {
 
     /** Records a committed physical write transaction and its logical transactions. */
     public void committed(StreamId s, List<WriteResult> results, long nanos) {
-        long events = results.stream().mapToLong(r -> r.lastPosition() - r.firstPosition() + 1).sum();
-        counter(s, "committed").increment(results.size());
-        timer(s, "committed").record(nanos, TimeUnit.NANOSECONDS);
-        if (!results.isEmpty() && events > 0) {
+        Meters m = meters(s);
+        m.committed.increment(results.size());
+        m.committedTime.record(nanos, TimeUnit.NANOSECONDS);
+        if (!results.isEmpty()) {
+            // an empty last transaction ends at the position before it, which is committed as well
             observePosition(s, results.get(results.size() - 1).lastPosition());
         }
     }
 
     /** Records a physical write transaction that rolled back. */
     public void failed(StreamId s, long nanos) {
-        counter(s, "failed").increment();
-        timer(s, "failed").record(nanos, TimeUnit.NANOSECONDS);
+        Meters m = meters(s);
+        m.failed.increment();
+        m.failedTime.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Records how many logical transactions one coalesced physical commit carried. */
+    void coalesced(StreamId s, int transactions) {
+        meters(s).coalesced.record(transactions);
+    }
+
+    /** Records a physical transaction retried because a member failed. */
+    void retried(StreamId s) {
+        meters(s).retries.increment();
+    }
+
+    /** Records how long a write waited in the coalescing queue before its physical transaction started. */
+    void queued(StreamId s, long nanos) {
+        meters(s).queue.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Records a committed position seen for the stream; the gauge never moves backwards within an epoch. */
@@ -63,6 +86,28 @@ public class StreamMetrics {
         return value;
     }
 
+    private Meters meters(StreamId s) {
+        Meters m = meters.get(s);
+        return m != null ? m : meters.computeIfAbsent(s, this::register);
+    }
+
+    private Meters register(StreamId s) {
+        return new Meters(counter(s, "committed"), counter(s, "failed"), timer(s, "committed"), timer(s, "failed"),
+                DistributionSummary.builder("resolver.write.coalesced.transactions")
+                        .description("logical write transactions per physical commit")
+                        .tags("tenant", s.tenant(), "catalog", s.catalog())
+                        .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 128)
+                        .register(registry),
+                Counter.builder("resolver.write.retries")
+                        .description("physical write transactions retried after one of their writes failed")
+                        .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry),
+                Timer.builder("resolver.write.queue")
+                        .description("time a write waited for the physical transaction that carries it to start")
+                        .tags("tenant", s.tenant(), "catalog", s.catalog())
+                        .publishPercentileHistogram()
+                        .register(registry));
+    }
+
     private Counter counter(StreamId s, String outcome) {
         return Counter.builder("resolver.writes").description("logical write transactions")
                 .tags("tenant", s.tenant(), "catalog", s.catalog(), "outcome", outcome).register(registry);
@@ -73,5 +118,9 @@ public class StreamMetrics {
                 .tags("tenant", s.tenant(), "catalog", s.catalog(), "outcome", outcome)
                 .publishPercentileHistogram()
                 .register(registry);
+    }
+
+    private record Meters(Counter committed, Counter failed, Timer committedTime, Timer failedTime,
+            DistributionSummary coalesced, Counter retries, Timer queue) {
     }
 }

@@ -14,29 +14,54 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * The write protocol: lock the stream's cursor row, take gapless positions, write current state, revisions and
  * one outbox row per event, advance the cursor, commit once. A rollback consumes no position.
+ *
+ * <p>Live writes ({@link #write}) go through {@link ChunkWriter#appendLocked} (three round trips per physical
+ * transaction whatever its size) and, unless {@code resolver.write.coalescing.enabled} is false, through a
+ * {@link WriteCoalescer} that joins concurrent writes of one stream into one physical transaction.
+ * {@link #appendLocked} keeps the one-statement-per-read-and-write reference path ({@link DirectStateAccess}).
  */
 @Service
 public class StreamWriter {
 
     private final TransactionTemplate tx;
     private final CursorRepository cursors;
+    private final ChunkWriter chunkWriter;
     private final ObjectMapper json;
     private final StreamMetrics metrics;
     private final DirectStateAccess direct;
     private final ChangeApplier applier;
+    private final WriteCoalescer coalescer;
 
-    public StreamWriter(TransactionTemplate tx, CursorRepository cursors, AcceptedStateRepository state,
-            OutboxRepository outbox, ObjectMapper json, StreamMetrics metrics) {
+    public StreamWriter(TransactionTemplate tx, CursorRepository cursors, ChunkWriter chunkWriter,
+            AcceptedStateRepository state, OutboxRepository outbox, ObjectMapper json, StreamMetrics metrics,
+            CoalescingProperties coalescing) {
         this.tx = tx;
         this.cursors = cursors;
+        this.chunkWriter = chunkWriter;
         this.json = json;
         this.metrics = metrics;
         this.direct = new DirectStateAccess(state, outbox);
         this.applier = new ChangeApplier(json);
+        this.coalescer = coalescing.enabled() ? new WriteCoalescer(this::commitAttributed, coalescing, metrics)
+                : null;
     }
 
-    /** One logical transaction in its own physical commit. */
+    /**
+     * One logical transaction, committed in a physical transaction of its own or shared with concurrent writes of
+     * the same stream; either way with its own transaction id and positions, and the same outcome.
+     */
     public WriteResult write(StreamId stream, List<Change> changes) {
+        return write(stream, changes, 0);
+    }
+
+    /**
+     * {@link #write(StreamId, List)} for a request of {@code bytes} bytes (0: unknown), which counts against the
+     * coalescing byte bound.
+     */
+    public WriteResult write(StreamId stream, List<Change> changes, long bytes) {
+        if (coalescer != null) {
+            return coalescer.write(stream, changes, bytes);
+        }
         return writeAll(stream, List.of(changes)).get(0);
     }
 
@@ -45,20 +70,46 @@ public class StreamWriter {
      * or none is.
      */
     public List<WriteResult> writeAll(StreamId stream, List<List<Change>> transactions) {
-        long started = System.nanoTime();
         try {
-            List<WriteResult> results = tx.execute(status -> appendLocked(stream, transactions));
+            return commitAttributed(stream, transactions);
+        } catch (LogicalTransactionFailure e) {
+            throw e.failure();
+        } catch (WriteCoalescer.CommitFailure e) {
+            throw e.failure();
+        }
+    }
+
+    /** Writes in the coalescer's group in this process right now (tests and diagnostics). */
+    int queued(StreamId stream) {
+        return coalescer == null ? 0 : coalescer.queued(stream);
+    }
+
+    /** One physical transaction through the buffered path, telling apart whose failure and a failed commit. */
+    private List<WriteResult> commitAttributed(StreamId stream, List<List<Change>> transactions) {
+        long started = System.nanoTime();
+        boolean[] written = new boolean[1];
+        try {
+            List<WriteResult> results = tx.execute(status -> {
+                List<WriteResult> r = chunkWriter.appendAttributed(stream, transactions);
+                written[0] = true;
+                return r;
+            });
             metrics.committed(stream, results, System.nanoTime() - started);
             return results;
         } catch (RuntimeException e) {
             metrics.failed(stream, System.nanoTime() - started);
+            if (written[0]) {
+                throw new WriteCoalescer.CommitFailure(e);
+            }
             throw e;
         }
     }
 
     /**
-     * The body of {@link #writeAll} for a caller that owns the surrounding transaction (bootstrap chunks, tests
-     * that roll back after the lock). The cursor stays locked until that transaction ends.
+     * The one-statement-per-read-and-write reference path for a caller that owns the surrounding transaction
+     * (bootstrap chunks without batching, the bootstrap's diagnosis of a failed chunk, tests comparing it with
+     * the buffered path). Same positions, revisions, rows, wire text and digests as {@link #write}. The cursor
+     * stays locked until that transaction ends.
      */
     public List<WriteResult> appendLocked(StreamId stream, List<List<Change>> transactions) {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
@@ -66,7 +117,8 @@ public class StreamWriter {
         }
         Cursor locked = cursors.lockCursor(stream);
         EventAppender appender = new EventAppender(json, locked, Instant.now().truncatedTo(ChronoUnit.MILLIS));
-        List<WriteResult> results = applier.applyAll(stream, appender, transactions, direct);
+        List<WriteResult> results = LogicalTransactionFailure.unwrap(
+                () -> applier.applyAll(stream, appender, transactions, direct));
         cursors.advance(locked, appender.cursor());
         return results;
     }

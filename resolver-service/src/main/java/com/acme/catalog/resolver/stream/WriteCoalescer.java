@@ -1,0 +1,269 @@
+package com.acme.catalog.resolver.stream;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.acme.catalog.contracts.StreamId;
+
+/**
+ * Group commit per stream (DESIGN §4 step 1): while one physical transaction of a stream is in flight, writes of
+ * that stream that arrive queue up; when it ends, the oldest queued write's own thread becomes the leader, takes
+ * the queue (within the bounds) and commits it as one physical transaction in which every write stays its own
+ * logical transaction (own transaction id, own positions, own result). An idle stream's write starts at once: no
+ * timer, no linger. Each thread commits at most one physical transaction, the one holding its own write.
+ *
+ * <p>Failures stay with their write. A write whose own changes fail ({@link LogicalTransactionFailure}) is taken
+ * out, its caller gets exactly the error it would have got alone, and the rest are retried without it in a new
+ * physical transaction (the failed one rolled back whole, so nothing of it is written). A failure no write caused
+ * (a statement or lock error) sends each write of the group through its own physical transaction. A failed commit
+ * is not retried: its outcome is unknown, as it would be for a single write, and every caller of it gets the error.
+ *
+ * <p>Coalescing is per process; writes from other instances are still serialized by the cursor row lock.
+ */
+final class WriteCoalescer {
+
+    private final PhysicalWrite physical;
+    private final CoalescingProperties bounds;
+    private final StreamMetrics metrics;
+    private final ConcurrentHashMap<StreamId, Lane> lanes = new ConcurrentHashMap<>();
+
+    WriteCoalescer(PhysicalWrite physical, CoalescingProperties bounds, StreamMetrics metrics) {
+        this.physical = physical;
+        this.bounds = bounds;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Commits one logical transaction, possibly together with concurrent writes of the same stream.
+     *
+     * @param bytes the request's size as sent (0 when unknown), counted against the byte bound
+     * @return its own result; never null
+     * @throws RuntimeException exactly what the write would have thrown in its own physical transaction
+     */
+    WriteResult write(StreamId stream, List<Change> changes, long bytes) {
+        Lane lane = lanes.computeIfAbsent(stream, Lane::new);
+        Member me = new Member(changes, Math.max(0, bytes));
+        boolean lead;
+        synchronized (lane) {
+            lane.queue.add(me);
+            lead = !lane.busy;
+            lane.busy = true;
+        }
+        if (!lead) {
+            me.awaitTurn();
+        }
+        if (!me.isDone()) {
+            lead(lane);
+        }
+        return me.outcome();
+    }
+
+    /** Writes queued for the stream right now, the leader's group excluded (for tests and diagnostics). */
+    int queued(StreamId stream) {
+        Lane lane = lanes.get(stream);
+        if (lane == null) {
+            return 0;
+        }
+        synchronized (lane) {
+            return lane.queue.size();
+        }
+    }
+
+    /** Commits the group at the head of the lane (which holds the caller's own write), then hands over. */
+    private void lead(Lane lane) {
+        List<Member> group = new ArrayList<>();
+        synchronized (lane) {
+            int events = 0;
+            long bytes = 0;
+            while (!lane.queue.isEmpty()) {
+                Member next = lane.queue.peek();
+                boolean fits = group.size() < bounds.maxTransactions()
+                        && events + next.changes.size() <= bounds.maxEvents()
+                        && bytes + next.bytes <= bounds.maxBytes();
+                if (!group.isEmpty() && !fits) {
+                    break;
+                }
+                group.add(lane.queue.poll());
+                events += next.changes.size();
+                bytes += next.bytes;
+            }
+        }
+        long now = System.nanoTime();
+        for (Member m : group) {
+            metrics.queued(lane.stream, now - m.enqueued);
+        }
+        try {
+            commit(lane.stream, group);
+        } finally {
+            Member next;
+            synchronized (lane) {
+                next = lane.queue.peek();
+                lane.busy = next != null;
+            }
+            if (next != null) {
+                next.promote();
+            }
+        }
+    }
+
+    /** Completes every member of the group, committed or failed; never throws. */
+    private void commit(StreamId stream, List<Member> group) {
+        List<Member> remaining = new ArrayList<>(group);
+        while (!remaining.isEmpty()) {
+            try {
+                List<WriteResult> results = physical.commit(stream, transactions(remaining));
+                metrics.coalesced(stream, remaining.size());
+                for (int i = 0; i < remaining.size(); i++) {
+                    remaining.get(i).succeed(results.get(i));
+                }
+                return;
+            } catch (LogicalTransactionFailure f) {
+                remaining.remove(f.index()).fail(f.failure());
+                if (!remaining.isEmpty()) {
+                    metrics.retried(stream);
+                }
+            } catch (CommitFailure f) {
+                remaining.forEach(m -> m.fail(f.failure()));
+                return;
+            } catch (Throwable t) {
+                if (remaining.size() == 1) {
+                    remaining.get(0).fail(t);
+                    return;
+                }
+                metrics.retried(stream);
+                for (Member m : remaining) {
+                    commitAlone(stream, m);
+                }
+                return;
+            }
+        }
+    }
+
+    private void commitAlone(StreamId stream, Member m) {
+        try {
+            m.succeed(physical.commit(stream, List.of(m.changes)).get(0));
+            metrics.coalesced(stream, 1);
+        } catch (LogicalTransactionFailure f) {
+            m.fail(f.failure());
+        } catch (CommitFailure f) {
+            m.fail(f.failure());
+        } catch (Throwable t) {
+            m.fail(t);
+        }
+    }
+
+    private static List<List<Change>> transactions(List<Member> members) {
+        List<List<Change>> out = new ArrayList<>(members.size());
+        for (Member m : members) {
+            out.add(m.changes);
+        }
+        return out;
+    }
+
+    /**
+     * One physical transaction of several logical ones: all commit or none does.
+     */
+    @FunctionalInterface
+    interface PhysicalWrite {
+
+        /**
+         * @return one result per logical transaction, in order
+         * @throws LogicalTransactionFailure when one transaction's own changes failed (nothing was written)
+         * @throws CommitFailure             when the commit itself failed (outcome unknown)
+         */
+        List<WriteResult> commit(StreamId stream, List<List<Change>> transactions);
+    }
+
+    /** The commit of a physical transaction failed after every statement succeeded: its outcome is unknown. */
+    static final class CommitFailure extends RuntimeException {
+
+        CommitFailure(RuntimeException cause) {
+            super("commit failed: " + cause.getMessage(), cause, false, false);
+        }
+
+        RuntimeException failure() {
+            return (RuntimeException) getCause();
+        }
+    }
+
+    /** The writes of one stream waiting, and whether a leader is at work. */
+    private static final class Lane {
+        final StreamId stream;
+        final ArrayDeque<Member> queue = new ArrayDeque<>();
+        boolean busy;
+
+        Lane(StreamId stream) {
+            this.stream = stream;
+        }
+    }
+
+    /** One logical write and the thread waiting for it. */
+    private static final class Member {
+        final List<Change> changes;
+        final long bytes;
+        final long enqueued = System.nanoTime();
+        private boolean done;
+        private boolean promoted;
+        private WriteResult result;
+        private Throwable failure;
+
+        Member(List<Change> changes, long bytes) {
+            this.changes = changes;
+            this.bytes = bytes;
+        }
+
+        synchronized void succeed(WriteResult r) {
+            result = r;
+            done = true;
+            notifyAll();
+        }
+
+        synchronized void fail(Throwable t) {
+            failure = t;
+            done = true;
+            notifyAll();
+        }
+
+        synchronized void promote() {
+            promoted = true;
+            notifyAll();
+        }
+
+        synchronized boolean isDone() {
+            return done;
+        }
+
+        /**
+         * Waits until the write is done or its thread must lead. Not interruptible: once queued, the write will be
+         * committed or failed by some leader, and its caller must learn which.
+         */
+        synchronized void awaitTurn() {
+            boolean interrupted = false;
+            while (!done && !promoted) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        synchronized WriteResult outcome() {
+            if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            if (failure instanceof Error e) {
+                throw e;
+            }
+            if (failure != null) {
+                throw new IllegalStateException(failure);
+            }
+            return result;
+        }
+    }
+}
