@@ -204,6 +204,13 @@ class WriteCoalescingIT extends ResolverIT {
         }
     }
 
+    @Test
+    void springSecurityObservationsAreOffButRequestMetricsStay() {
+        assertThat(put("/v1/streams/acme/observe/items/x", "w", "{\"attributes\":{}}").status()).isEqualTo(200);
+        String metrics = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+        assertThat(metrics).contains("http_server_requests_seconds_count").doesNotContain("spring_security_");
+    }
+
     private double retries(StreamId s) {
         var c = registry.find("resolver.write.retries").tags("tenant", s.tenant(), "catalog", s.catalog()).counter();
         return c == null ? 0 : c.count();
