@@ -48,7 +48,8 @@ public class StreamWriter {
 
     /**
      * One logical transaction, committed in a physical transaction of its own or shared with concurrent writes of
-     * the same stream; either way with its own transaction id and positions, and the same outcome.
+     * the same stream; either way with its own transaction id and positions, and the same outcome. Called inside
+     * an open transaction, it joins that transaction and is never coalesced.
      */
     public WriteResult write(StreamId stream, List<Change> changes) {
         return write(stream, changes, 0);
@@ -59,7 +60,8 @@ public class StreamWriter {
      * coalescing byte bound.
      */
     public WriteResult write(StreamId stream, List<Change> changes, long bytes) {
-        if (coalescer != null) {
+        // inside a caller's transaction the write joins it, so it must not carry other callers' writes
+        if (coalescer != null && !TransactionSynchronizationManager.isActualTransactionActive()) {
             return coalescer.write(stream, changes, bytes);
         }
         return writeAll(stream, List.of(changes)).get(0);
