@@ -22,9 +22,4 @@ record CoalescingProperties(@DefaultValue("true") boolean enabled, @DefaultValue
                     + maxTransactions + " transactions, " + maxEvents + " events, " + maxBytes + " bytes");
         }
     }
-
-    /** No coalescing: every write in its own physical transaction. */
-    static CoalescingProperties disabled() {
-        return new CoalescingProperties(false, 1, 1, 1);
-    }
 }
