@@ -2,6 +2,7 @@ package com.acme.catalog.product.projection;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,9 @@ import java.util.Map;
 import com.acme.catalog.product.projection.ProjectionBatch.Current;
 import com.acme.catalog.product.projection.ProjectionBatch.Revision;
 
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -45,16 +49,17 @@ class ProjectionRepository {
               CROSS JOIN LATERAL (SELECT revision FROM release
                                    WHERE generation_id = ? AND release_id = q.id OFFSET 0) a
             """;
-    /**
-     * A whole batch in one statement: revision rows (the payloads, parsed once: every current row takes its JSON
-     * from the revision row the statement inserted), current rows, release items, inbox rows, and the deletion of
-     * the held rows the run consumed. Each part writes nothing for empty arrays. Payloads travel as one text
-     * joined by U+001E, which JSON text never holds raw and which PostgreSQL splits much faster than it parses an
-     * array literal of quoted JSON. A release's item list is replaced by deleting the pairs it no longer names and
-     * upserting the ones it names (two disjoint row sets, so the parts of one statement never touch a row twice).
+    /*
+     * A whole batch is one statement made of the parts below that have rows (data-modifying CTEs; see write):
+     * revision rows (the payloads, parsed once: every current row takes its JSON from the revision row the
+     * statement inserted), current rows, release items, inbox rows, and the deletion of the held rows the run
+     * consumed. Payloads travel as one text joined by U+001E, which JSON text never holds raw and which PostgreSQL
+     * splits much faster than it parses an array literal of quoted JSON. A release's item list is replaced by
+     * deleting the pairs it no longer names and upserting the ones it names (disjoint row sets: the parts of one
+     * statement never touch a row twice).
      */
-    private static final String SQL_WRITE_BATCH = """
-            WITH revisions AS (
+    private static final String PART_REVISIONS = """
+            revisions AS (
                 INSERT INTO aggregate_revision (generation_id, aggregate_type, aggregate_id, revision, content,
                                                 deleted, epoch, position, event_id)
                 SELECT ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
@@ -62,8 +67,9 @@ class ProjectionRepository {
                   FROM unnest(?::text[], ?::text[], ?::integer[], string_to_array(?, chr(30)), ?::boolean[],
                               ?::bigint[], ?::bigint[], ?::uuid[])
                        AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id)
-                RETURNING aggregate_type, aggregate_id, revision, content
-            ), items AS (
+                RETURNING aggregate_type, aggregate_id, revision, content)""";
+    private static final String PART_ITEMS = """
+            items AS (
                 INSERT INTO item (generation_id, item_id, revision, attributes, deleted, epoch, position)
                 SELECT ?, u.item_id, u.revision,
                        CASE WHEN u.deleted THEN '{}'::jsonb ELSE r.content -> 'attributes' END,
@@ -74,8 +80,9 @@ class ProjectionRepository {
                                   AND r.revision = u.revision
                 ON CONFLICT (generation_id, item_id) DO UPDATE
                    SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
-                       epoch = excluded.epoch, position = excluded.position
-            ), mappings AS (
+                       epoch = excluded.epoch, position = excluded.position)""";
+    private static final String PART_MAPPINGS = """
+            mappings AS (
                 INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
                 SELECT ?, u.id, u.revision, r.content ->> 'source', r.content ->> 'target', u.epoch, u.position
                   FROM unnest(?::text[], ?::integer[], ?::bigint[], ?::bigint[]) AS u(id, revision, epoch, position)
@@ -83,8 +90,9 @@ class ProjectionRepository {
                                   AND r.revision = u.revision
                 ON CONFLICT (generation_id, mapping_id) DO UPDATE
                    SET revision = excluded.revision, source = excluded.source, target = excluded.target,
-                       epoch = excluded.epoch, position = excluded.position
-            ), policies AS (
+                       epoch = excluded.epoch, position = excluded.position)""";
+    private static final String PART_POLICIES = """
+            policies AS (
                 INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
                 SELECT ?, u.id, u.revision, r.content -> 'rules', u.epoch, u.position
                   FROM unnest(?::text[], ?::integer[], ?::bigint[], ?::bigint[]) AS u(id, revision, epoch, position)
@@ -92,8 +100,9 @@ class ProjectionRepository {
                                   AND r.revision = u.revision
                 ON CONFLICT (generation_id, policy_id) DO UPDATE
                    SET revision = excluded.revision, rules = excluded.rules,
-                       epoch = excluded.epoch, position = excluded.position
-            ), releases AS (
+                       epoch = excluded.epoch, position = excluded.position)""";
+    private static final String PART_RELEASES = """
+            releases AS (
                 INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
                 SELECT ?, u.id, u.revision, r.content ->> 'visibility', r.content -> 'items', u.epoch, u.position
                   FROM unnest(?::text[], ?::integer[], ?::bigint[], ?::bigint[]) AS u(id, revision, epoch, position)
@@ -101,28 +110,29 @@ class ProjectionRepository {
                                   AND r.revision = u.revision
                 ON CONFLICT (generation_id, release_id) DO UPDATE
                    SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
-                       epoch = excluded.epoch, position = excluded.position
-            ), named AS (
-                SELECT * FROM unnest(?::text[], ?::text[], ?::integer[]) AS n(release_id, item_id, revision)
-            ), unnamed AS (
+                       epoch = excluded.epoch, position = excluded.position),
+            named AS (
+                SELECT * FROM unnest(?::text[], ?::text[], ?::integer[]) AS n(release_id, item_id, revision)),
+            unnamed AS (
                 DELETE FROM release_item ri
                  USING unnest(?::text[]) AS t(release_id)
                  WHERE ri.generation_id = ? AND ri.release_id = t.release_id
                    AND NOT EXISTS (SELECT 1 FROM named n
-                                    WHERE n.release_id = ri.release_id AND n.item_id = ri.item_id)
-            ), renamed AS (
+                                    WHERE n.release_id = ri.release_id AND n.item_id = ri.item_id)),
+            renamed AS (
                 INSERT INTO release_item (generation_id, release_id, item_id, revision)
                 SELECT ?, n.release_id, n.item_id, n.revision FROM named n
-                ON CONFLICT (generation_id, release_id, item_id) DO UPDATE SET revision = excluded.revision
-            ), recorded AS (
+                ON CONFLICT (generation_id, release_id, item_id) DO UPDATE SET revision = excluded.revision)""";
+    private static final String PART_INBOX = """
+            recorded AS (
                 INSERT INTO inbox (generation_id, position, event_id, event_type, outcome, chain_digest)
                 SELECT ?, r.position, r.event_id, r.event_type, r.outcome, r.chain_digest
                   FROM unnest(?::bigint[], ?::uuid[], ?::text[], ?::text[], ?::text[])
-                       AS r(position, event_id, event_type, outcome, chain_digest)
-            )
-            DELETE FROM held_event h USING unnest(?::bigint[]) AS c(position)
-             WHERE h.generation_id = ? AND h.position = c.position
-            """;
+                       AS r(position, event_id, event_type, outcome, chain_digest))""";
+    private static final String PART_RELEASE_HELD = """
+            released AS (
+                DELETE FROM held_event h USING unnest(?::bigint[]) AS c(position)
+                 WHERE h.generation_id = ? AND h.position = c.position)""";
     private static final String SQL_DELETE_PUBLIC = """
             DELETE FROM public_item p USING unnest(?::text[]) AS q(item_id)
              WHERE p.generation_id = ? AND p.item_id = q.item_id
@@ -188,13 +198,13 @@ class ProjectionRepository {
     private static final String SQL_REBUILD_PUBLIC = SQL_INSERT_PUBLIC.formatted("");
     private static final String SQL_CLEAR_PUBLIC = "DELETE FROM public_item WHERE generation_id = ?";
 
-    /** Separates the payloads of {@link #SQL_WRITE_BATCH}. */
+    /** Separates the payloads of {@link #PART_REVISIONS}. */
     private static final char RS = '\u001e';
 
     private final JdbcClient jdbc;
-    private final org.springframework.jdbc.core.JdbcTemplate template;
+    private final JdbcTemplate template;
 
-    ProjectionRepository(JdbcClient jdbc, org.springframework.jdbc.core.JdbcTemplate template) {
+    ProjectionRepository(JdbcClient jdbc, JdbcTemplate template) {
         this.jdbc = jdbc;
         this.template = template;
     }
@@ -266,94 +276,124 @@ class ProjectionRepository {
     }
 
     /**
-     * Writes a batch ({@link #SQL_WRITE_BATCH}) and then, when it may change the public view, recomputes the view
-     * of the affected items: all in one round trip (the statements run in order, each seeing the ones before).
+     * Writes a batch in one statement of the parts that have rows and then, when it may change the public view,
+     * recomputes the view of the affected items: all in one round trip (the statements run in order, each seeing
+     * the ones before).
      */
     void write(ProjectionBatch batch) {
         long g = batch.generation();
+        List<String> parts = new ArrayList<>(8);
         List<Object> p = new ArrayList<>(64);
         List<Revision> revs = batch.revisions();
         int n = revs.size();
-        String[] types = new String[n];
-        String[] ids = new String[n];
-        Integer[] numbers = new Integer[n];
-        StringBuilder contents = new StringBuilder(n * 256);
-        Boolean[] deleted = new Boolean[n];
-        Long[] epochs = new Long[n];
-        Long[] positions = new Long[n];
-        String[] eventIds = new String[n];
-        for (int i = 0; i < n; i++) {
-            Revision r = revs.get(i);
-            types[i] = r.made().aggregateType();
-            ids[i] = r.made().aggregateId();
-            numbers[i] = r.made().revision();
-            if (i > 0) {
-                contents.append(RS);
+        if (n > 0) {
+            String[] types = new String[n];
+            String[] ids = new String[n];
+            Integer[] numbers = new Integer[n];
+            StringBuilder contents = new StringBuilder(n * 256);
+            Boolean[] deleted = new Boolean[n];
+            Long[] epochs = new Long[n];
+            Long[] positions = new Long[n];
+            String[] eventIds = new String[n];
+            for (int i = 0; i < n; i++) {
+                Revision r = revs.get(i);
+                types[i] = r.made().aggregateType();
+                ids[i] = r.made().aggregateId();
+                numbers[i] = r.made().revision();
+                if (i > 0) {
+                    contents.append(RS);
+                }
+                contents.append(r.contentJson());
+                deleted[i] = r.deleted();
+                epochs[i] = r.epoch();
+                positions[i] = r.position();
+                eventIds[i] = r.eventId().toString();
             }
-            contents.append(r.contentJson());
-            deleted[i] = r.deleted();
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-            eventIds[i] = r.eventId().toString();
+            parts.add(PART_REVISIONS);
+            Collections.addAll(p, g, types, ids, numbers, contents.toString(), deleted, epochs, positions, eventIds);
         }
-        java.util.Collections.addAll(p, g, types, ids, numbers, contents.toString(), deleted, epochs, positions,
-                eventIds);
-        Columns items = new Columns(batch.items().values());
-        Boolean[] itemDeleted = batch.items().values().stream().map(Current::deleted).toArray(Boolean[]::new);
-        java.util.Collections.addAll(p, g, items.ids, items.revisions, itemDeleted, items.epochs, items.positions);
-        for (Map<String, Current> rows : List.of(batch.mappings(), batch.policies(), batch.releases())) {
-            Columns c = new Columns(rows.values());
-            java.util.Collections.addAll(p, g, c.ids, c.revisions, c.epochs, c.positions);
+        if (!batch.items().isEmpty()) {
+            Columns c = new Columns(batch.items().values());
+            Boolean[] deleted = batch.items().values().stream().map(Current::deleted).toArray(Boolean[]::new);
+            parts.add(PART_ITEMS);
+            Collections.addAll(p, g, c.ids, c.revisions, deleted, c.epochs, c.positions);
         }
-        Map<String, Map<String, Integer>> byRelease = batch.releaseItems();
-        int m = byRelease.values().stream().mapToInt(Map::size).sum();
-        String[] releaseIds = new String[m];
-        String[] itemIds = new String[m];
-        Integer[] itemRevisions = new Integer[m];
-        int k = 0;
-        for (Map.Entry<String, Map<String, Integer>> release : byRelease.entrySet()) {
-            for (Map.Entry<String, Integer> named : release.getValue().entrySet()) {
-                releaseIds[k] = release.getKey();
-                itemIds[k] = named.getKey();
-                itemRevisions[k++] = named.getValue();
+        current(parts, p, g, PART_MAPPINGS, batch.mappings());
+        current(parts, p, g, PART_POLICIES, batch.policies());
+        if (current(parts, p, g, PART_RELEASES, batch.releases())) {
+            Map<String, Map<String, Integer>> byRelease = batch.releaseItems();
+            int m = byRelease.values().stream().mapToInt(Map::size).sum();
+            String[] releaseIds = new String[m];
+            String[] itemIds = new String[m];
+            Integer[] itemRevisions = new Integer[m];
+            int k = 0;
+            for (Map.Entry<String, Map<String, Integer>> release : byRelease.entrySet()) {
+                for (Map.Entry<String, Integer> named : release.getValue().entrySet()) {
+                    releaseIds[k] = release.getKey();
+                    itemIds[k] = named.getKey();
+                    itemRevisions[k++] = named.getValue();
+                }
             }
+            Collections.addAll(p, releaseIds, itemIds, itemRevisions, byRelease.keySet().toArray(String[]::new), g,
+                    g);
         }
-        java.util.Collections.addAll(p, releaseIds, itemIds, itemRevisions,
-                byRelease.keySet().toArray(String[]::new), g, g);
         List<ProjectionBatch.Processed> done = batch.processed();
         int d = done.size();
-        Long[] donePositions = new Long[d];
-        String[] doneIds = new String[d];
-        String[] doneTypes = new String[d];
-        String[] outcomes = new String[d];
-        String[] digests = new String[d];
-        for (int i = 0; i < d; i++) {
-            ProjectionBatch.Processed e = done.get(i);
-            donePositions[i] = e.position();
-            doneIds[i] = e.eventId().toString();
-            doneTypes[i] = e.type();
-            outcomes[i] = e.outcome();
-            digests[i] = e.chainDigest();
+        if (d > 0) {
+            Long[] positions = new Long[d];
+            String[] eventIds = new String[d];
+            String[] types = new String[d];
+            String[] outcomes = new String[d];
+            String[] digests = new String[d];
+            for (int i = 0; i < d; i++) {
+                ProjectionBatch.Processed e = done.get(i);
+                positions[i] = e.position();
+                eventIds[i] = e.eventId().toString();
+                types[i] = e.type();
+                outcomes[i] = e.outcome();
+                digests[i] = e.chainDigest();
+            }
+            parts.add(PART_INBOX);
+            Collections.addAll(p, g, positions, eventIds, types, outcomes, digests);
         }
-        java.util.Collections.addAll(p, g, donePositions, doneIds, doneTypes, outcomes, digests,
-                batch.releasedHeld().toArray(Long[]::new), g);
-        String sql = SQL_WRITE_BATCH;
+        if (!batch.releasedHeld().isEmpty()) {
+            parts.add(PART_RELEASE_HELD);
+            Collections.addAll(p, batch.releasedHeld().toArray(Long[]::new), g);
+        }
+        StringBuilder sql = new StringBuilder();
+        if (!parts.isEmpty()) {
+            sql.append("WITH ").append(String.join(",\n", parts)).append("\nSELECT 1");
+        }
         if (!batch.refreshed().isEmpty()) {
             String[] refresh = batch.refreshed().toArray(String[]::new);
-            sql = SQL_WRITE_BATCH.strip() + ";\n" + SQL_DELETE_PUBLIC.strip() + ";\n" + SQL_REFRESH_PUBLIC;
-            java.util.Collections.addAll(p, refresh, g, g, refresh, g, g, g, g);
+            sql.append(sql.isEmpty() ? "" : ";\n").append(SQL_DELETE_PUBLIC.strip()).append(";\n")
+                    .append(SQL_REFRESH_PUBLIC);
+            Collections.addAll(p, refresh, g, g, refresh, g, g, g, g);
+        }
+        if (sql.isEmpty()) {
+            return;
         }
         Object[] params = p.toArray();
-        template.execute(sql, (org.springframework.jdbc.core.PreparedStatementCallback<Void>) ps -> {
-            new org.springframework.jdbc.core.ArgumentPreparedStatementSetter(params).setValues(ps);
+        template.execute(sql.toString(), (PreparedStatementCallback<Void>) ps -> {
+            new ArgumentPreparedStatementSetter(params).setValues(ps);
             ps.execute();
             while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
-                // every statement of the round trip has run once its result is consumed
+                // each statement's result is consumed in turn; pgjdbc reports errors at execute
             }
             return null;
         });
     }
 
+    /** Adds the part writing current rows of one type when there are any; @return whether it did */
+    private static boolean current(List<String> parts, List<Object> p, long g, String part, Map<String, Current> rows) {
+        if (rows.isEmpty()) {
+            return false;
+        }
+        Columns c = new Columns(rows.values());
+        parts.add(part);
+        Collections.addAll(p, g, c.ids, c.revisions, c.epochs, c.positions);
+        return true;
+    }
 
     /** Recomputes the whole public view of a generation, e.g. after a bulk load. */
     void rebuildPublic(long generation) {
