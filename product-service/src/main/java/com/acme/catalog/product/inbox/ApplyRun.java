@@ -16,6 +16,7 @@ import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.product.inbox.InboxRepository.HeldRow;
 import com.acme.catalog.product.inbox.InboxRepository.HeldSummary;
+import com.acme.catalog.product.inbox.InboxRepository.Processed;
 import com.acme.catalog.product.inbox.InboxRepository.Waited;
 import com.acme.catalog.product.inbox.Readiness.Verdict;
 import com.acme.catalog.product.projection.AggregateRevision;
@@ -33,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * fixpoint, and the new cursor. Any exception leaves the transaction to be rolled back.
  *
  * <p>Decisions are taken in position order against the in-memory {@link RevisionCache}; their effects are
- * collected in a {@link ProjectionBatch}, with the inbox rows, and written at the end of the run in one round
- * trip, so an in-order batch of N events costs a constant number of statements. The only reads of
+ * collected in a {@link ProjectionBatch} and in lists of inbox rows and written at the end of the run, one
+ * statement per table, so an in-order batch of N events costs a constant number of statements. The only reads of
  * the database during the run are of held events (which the run writes as it goes) and of revisions of
  * aggregates the run has not touched (which the batch does not change).
  */
@@ -50,10 +51,12 @@ final class ApplyRun {
     private final long maxAhead;
     private final long generation;
     private final Map<Long, Outcome> byPosition = new HashMap<>();
+    private final List<Processed> processed = new ArrayList<>();
     /**
-     * Held rows the run processed (PENDING ones the chain consumed, PARKED ones it unparked); the batch deletes them
-     * at the end. A query of held rows during the run may still return them: {@link #released} filters them out.
+     * Held rows the run processed (PENDING ones the chain consumed, PARKED ones it unparked); deleted together at
+     * the end. A query of held rows during the run may still return them: {@link #released} filters them out.
      */
+    private final List<Long> consumedHeld = new ArrayList<>();
     private final Set<Long> released = new HashSet<>();
     private final ProjectionBatch batch;
     /** The aggregates PARKED events wait for, read on first need and kept current; null until then. */
@@ -131,6 +134,8 @@ final class ApplyRun {
             }
         }
         projection.flush(batch);
+        inbox.record(generation, processed);
+        inbox.releaseAll(generation, consumedHeld);
         HeldSummary held = mayHold ? inbox.heldSummary(generation) : new HeldSummary(0, 0, 0);
         long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
         return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
@@ -244,15 +249,14 @@ final class ApplyRun {
     /** Records a terminal outcome; {@code held} when the event has a held row, which must go. */
     private void finish(IntegrationEvent e, Outcome outcome, boolean held) {
         if (held) {
-            batch.releaseHeld(e.position());
+            consumedHeld.add(e.position());
             released.add(e.position());
         }
-        batch.recordOutcome(e, outcome.name());
+        processed.add(new Processed(e, outcome));
     }
 
     private void applyNow(IntegrationEvent e) {
         batch.add(e);
-        batch.refreshAlso(revisions.refreshedBefore(e));
         revisions.applied(e.made());
     }
 

@@ -20,6 +20,12 @@ import org.springframework.stereotype.Repository;
 @Repository
 class InboxRepository {
 
+    private static final String SQL_RECORD = """
+            INSERT INTO inbox (generation_id, position, event_id, event_type, outcome, chain_digest)
+            SELECT ?, r.position, r.event_id::uuid, r.event_type, r.outcome, r.chain_digest
+              FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])
+                   AS r(position, event_id, event_type, outcome, chain_digest)
+            """;
     private static final String SQL_HOLD = """
             INSERT INTO held_event (generation_id, position, state, wire, chain_digest, event_id, event_type,
                                     wait_type, wait_id, wait_revision)
@@ -45,6 +51,9 @@ class InboxRepository {
     private static final String SQL_PARK = """
             UPDATE held_event SET state = 'PARKED', wait_type = ?, wait_id = ?, wait_revision = ?
              WHERE generation_id = ? AND position = ?
+            """;
+    private static final String SQL_RELEASE_ALL = """
+            DELETE FROM held_event WHERE generation_id = ? AND position = ANY(?)
             """;
     private static final String SQL_WAITING_ON = """
             SELECT position, wire, chain_digest FROM held_event
@@ -74,6 +83,27 @@ class InboxRepository {
         this.jdbc = jdbc;
     }
 
+    /** Records processed events, one row per position, in one statement. */
+    void record(long generation, List<Processed> processed) {
+        if (processed.isEmpty()) {
+            return;
+        }
+        int n = processed.size();
+        Long[] positions = new Long[n];
+        String[] eventIds = new String[n];
+        String[] types = new String[n];
+        String[] outcomes = new String[n];
+        String[] digests = new String[n];
+        for (int i = 0; i < n; i++) {
+            IntegrationEvent e = processed.get(i).event();
+            positions[i] = e.position();
+            eventIds[i] = e.eventId().toString();
+            types[i] = e.type();
+            outcomes[i] = processed.get(i).outcome().name();
+            digests[i] = e.chainDigest();
+        }
+        jdbc.sql(SQL_RECORD).params(generation, positions, eventIds, types, outcomes, digests).update();
+    }
 
     /** Holds events PENDING (their chain predecessor has not arrived), in one statement. */
     void holdPending(long generation, Collection<IntegrationEvent> events) {
@@ -126,6 +156,11 @@ class InboxRepository {
         jdbc.sql(SQL_PARK).params(w.aggregateType(), w.aggregateId(), w.revision(), generation, position).update();
     }
 
+    void releaseAll(long generation, List<Long> positions) {
+        if (!positions.isEmpty()) {
+            jdbc.sql(SQL_RELEASE_ALL).params(generation, positions.toArray(Long[]::new)).update();
+        }
+    }
 
     /** Parked events waiting for {@code aggregate} at a revision it now has, by position. */
     List<HeldRow> waitingOn(long generation, AggregateRevision applied) {
@@ -165,6 +200,9 @@ class InboxRepository {
         return jdbc.sql(SQL_DISCARD_PENDING).params(generation, position, chainDigest).update() == 1;
     }
 
+    /** An event and the terminal outcome it was processed with. */
+    record Processed(IntegrationEvent event, Outcome outcome) {
+    }
 
     /** How many events are PARKED, the lowest parked position (0 when none), and all held events. */
     record HeldSummary(long parked, long firstParked, long total) {

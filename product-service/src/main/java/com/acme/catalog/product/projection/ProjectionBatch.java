@@ -13,18 +13,12 @@ import com.acme.catalog.contracts.EventType;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The effects of a run of events on one generation, collected in apply order and written by
- * {@link ProjectionWriter#flush} in one statement (plus one for the public view when it changes): every revision
- * row, and the last state of each item, mapping, policy and release (a later revision in the batch supersedes an
- * earlier one; a deletion is a state too), the last item list of each release, the items whose public view must be
- * recomputed, and the inbox's rows for the run (processed outcomes, held events it consumed). Nothing is written
- * before the flush, so whoever reads the generation's tables in between must not need the batch's effects (the
- * inbox keeps the revisions it applies in memory).
- *
- * <p>The public view is recomputed from the written state for every item the batch may have changed: deleted, or
- * named by a release event; and, since the flush reads nothing back, the caller names the rest with
- * {@link #refreshAlso}: items whose row before the batch was a deletion and that the batch upserts, and the items a
- * release named before the batch.
+ * The effects of a run of applicable events on one generation, collected in apply order and written by
+ * {@link ProjectionWriter#flush} with one statement per table: every revision row, and the last state of each
+ * item, mapping, policy and release (a later revision in the batch supersedes an earlier one; a deletion is a
+ * state too), the last item list of each release, and the items whose public view must be recomputed. Nothing is
+ * written before the flush, so whoever reads the generation's tables in between must not need the batch's
+ * effects (the inbox keeps the revisions it applies in memory).
  */
 public final class ProjectionBatch {
 
@@ -40,13 +34,7 @@ public final class ProjectionBatch {
     record Current(String id, int revision, long epoch, long position, String contentJson, boolean deleted) {
     }
 
-    /** One inbox row: the terminal outcome of a processed position and its verified chain digest. */
-    record Processed(long position, java.util.UUID eventId, String type, String outcome, String chainDigest) {
-    }
-
     private final long generation;
-    private final List<Processed> processed = new ArrayList<>();
-    private final List<Long> releasedHeld = new ArrayList<>();
     private final List<Revision> revisions = new ArrayList<>();
     private final Map<String, Current> items = new LinkedHashMap<>();
     private final Map<String, Current> mappings = new LinkedHashMap<>();
@@ -64,29 +52,9 @@ public final class ProjectionBatch {
         return generation;
     }
 
-    /** @return whether no event was added (inbox rows may still be) */
+    /** @return whether nothing was added */
     public boolean isEmpty() {
         return revisions.isEmpty();
-    }
-
-    /** @return whether the flush has nothing to write at all */
-    boolean writesNothing() {
-        return revisions.isEmpty() && processed.isEmpty() && releasedHeld.isEmpty() && refresh.isEmpty();
-    }
-
-    /** Records the terminal outcome ({@code APPLIED} or {@code IGNORED}) of a processed event, in the inbox. */
-    public void recordOutcome(IntegrationEvent e, String outcome) {
-        processed.add(new Processed(e.position(), e.eventId(), e.type(), outcome, e.chainDigest()));
-    }
-
-    /** Deletes the held (PENDING or PARKED) row of a position the run processed. */
-    public void releaseHeld(long position) {
-        releasedHeld.add(position);
-    }
-
-    /** Recomputes the public view of these items too (see the class comment). */
-    public void refreshAlso(java.util.Collection<String> itemIds) {
-        refresh.addAll(itemIds);
     }
 
     /** Adds one applicable event of a type the product projects (everything but {@code DecisionRecorded}). */
@@ -145,14 +113,6 @@ public final class ProjectionBatch {
 
     Set<String> refreshed() {
         return refresh;
-    }
-
-    List<Processed> processed() {
-        return processed;
-    }
-
-    List<Long> releasedHeld() {
-        return releasedHeld;
     }
 
     /** The items a release names; an item listed twice counts once, at the highest revision listed. */

@@ -1,8 +1,10 @@
 package com.acme.catalog.product.projection;
 
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.stereotype.Component;
 
@@ -26,33 +28,56 @@ public class ProjectionWriter {
         return rows.tracks(aggregateType);
     }
 
-
-
-    /**
-     * The current state of aggregates of several tracked types, in one query: what a batch needs to know before it
-     * writes (see {@link ProjectionBatch#refreshAlso}).
-     */
-    public CurrentState currentState(long generation, Map<String, ? extends Collection<String>> idsByType) {
-        return rows.currentState(generation, idsByType);
+    /** @return the current revision of each existing aggregate among {@code ids}; absent ones are missing */
+    public Map<String, Integer> currentRevisions(long generation, String aggregateType, Collection<String> ids) {
+        return rows.revisions(generation, aggregateType, ids);
     }
 
+    /**
+     * The current revisions of aggregates of several tracked types, in one query.
+     *
+     * @return per type asked for (and every other tracked type, empty), each existing aggregate's revision
+     */
+    public Map<String, Map<String, Integer>> currentRevisions(long generation,
+            Map<String, ? extends Collection<String>> idsByType) {
+        return rows.revisions(generation, idsByType);
+    }
+
+    /** @return the aggregate's current revision, 0 when it does not exist in the generation */
+    public int currentRevision(long generation, String aggregateType, String id) {
+        return rows.revisions(generation, aggregateType, List.of(id)).getOrDefault(id, 0);
+    }
 
     /** @return an empty batch of effects on {@code generation}, to fill and {@link #flush} */
     public ProjectionBatch batch(long generation) {
         return new ProjectionBatch(generation);
     }
 
+    /** Applies one event of a type the product projects (everything but {@code DecisionRecorded}) right away. */
+    public void apply(long generation, IntegrationEvent e) {
+        ProjectionBatch one = batch(generation);
+        one.add(e);
+        flush(one);
+    }
 
     /**
-     * Writes a batch: revision rows, the last state of each aggregate, the last item list of each release, the
-     * inbox rows, and the public view of every item whose visibility the batch may have changed (deleted,
-     * undeleted, or named by a touched release before or after), recomputed once from the written state; one round
-     * trip.
+     * Writes a batch: revision rows, the last state of each aggregate, the last item list of each release, and
+     * the public view of every item whose visibility the batch may have changed (deleted, undeleted, or named by a
+     * touched release before or after), recomputed once from the written state.
      */
     public void flush(ProjectionBatch batch) {
-        if (!batch.writesNothing()) {
-            rows.write(batch);
+        if (batch.isEmpty()) {
+            return;
         }
+        long g = batch.generation();
+        rows.insertRevisions(g, batch.revisions());
+        Set<String> refresh = new LinkedHashSet<>(batch.refreshed());
+        refresh.addAll(rows.upsertItems(g, batch.items().values()));
+        rows.upsertMappings(g, batch.mappings().values());
+        rows.upsertPolicies(g, batch.policies().values());
+        rows.upsertReleases(g, batch.releases().values());
+        refresh.addAll(rows.replaceReleaseItems(g, batch.releaseItems()));
+        rows.refreshPublic(g, refresh);
     }
 
     /** Recomputes a generation's whole public view and search documents from its copy of accepted state. */
