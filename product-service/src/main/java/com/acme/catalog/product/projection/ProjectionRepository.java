@@ -36,8 +36,8 @@ class ProjectionRepository {
                                             epoch, position, event_id)
             SELECT ?, r.aggregate_type, r.aggregate_id, r.revision, r.content::jsonb, r.deleted, r.epoch, r.position,
                    r.event_id::uuid
-              FROM unnest(?::text[], ?::text[], ?::integer[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[],
-                          ?::text[])
+              FROM unnest(?::text[], ?::text[], ?::integer[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[],
+                          ?::bigint[], ?::text[])
                    AS r(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id)
             """;
     /** Upserts items; answers the ids whose row before the statement was a deletion. */
@@ -49,7 +49,8 @@ class ProjectionRepository {
                 SELECT ?, r.item_id, r.revision,
                        CASE WHEN r.deleted THEN '{}'::jsonb ELSE r.content::jsonb -> 'attributes' END,
                        r.deleted, r.epoch, r.position
-                  FROM unnest(?::text[], ?::integer[], ?::text[], ?::boolean[], ?::bigint[], ?::bigint[])
+                  FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[],
+                              ?::bigint[])
                        AS r(item_id, revision, content, deleted, epoch, position)
                 ON CONFLICT (generation_id, item_id) DO UPDATE
                    SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
@@ -60,7 +61,7 @@ class ProjectionRepository {
             INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
             SELECT ?, r.mapping_id, r.revision, r.content::jsonb ->> 'source', r.content::jsonb ->> 'target',
                    r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+              FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
                    AS r(mapping_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, mapping_id) DO UPDATE
                SET revision = excluded.revision, source = excluded.source, target = excluded.target,
@@ -69,7 +70,7 @@ class ProjectionRepository {
     private static final String SQL_UPSERT_POLICIES = """
             INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
             SELECT ?, r.policy_id, r.revision, r.content::jsonb -> 'rules', r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+              FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
                    AS r(policy_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, policy_id) DO UPDATE
                SET revision = excluded.revision, rules = excluded.rules,
@@ -79,7 +80,7 @@ class ProjectionRepository {
             INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
             SELECT ?, r.release_id, r.revision, r.content::jsonb ->> 'visibility', r.content::jsonb -> 'items',
                    r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::bigint[])
+              FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
                    AS r(release_id, revision, content, epoch, position)
             ON CONFLICT (generation_id, release_id) DO UPDATE
                SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
@@ -158,6 +159,8 @@ class ProjectionRepository {
     private static final String SQL_REBUILD_PUBLIC = SQL_INSERT_PUBLIC.formatted("");
     private static final String SQL_CLEAR_PUBLIC = "DELETE FROM public_item WHERE generation_id = ?";
 
+    private static final char RS = '\u001e';
+
     private final JdbcClient jdbc;
 
     ProjectionRepository(JdbcClient jdbc) {
@@ -201,7 +204,7 @@ class ProjectionRepository {
         String[] types = new String[n];
         String[] ids = new String[n];
         Integer[] numbers = new Integer[n];
-        String[] contents = new String[n];
+        StringBuilder contents = new StringBuilder(n * 256);
         Boolean[] deleted = new Boolean[n];
         Long[] epochs = new Long[n];
         Long[] positions = new Long[n];
@@ -211,14 +214,15 @@ class ProjectionRepository {
             types[i] = r.made().aggregateType();
             ids[i] = r.made().aggregateId();
             numbers[i] = r.made().revision();
-            contents[i] = r.contentJson();
+            appendJoined(contents, i, r.contentJson());
             deleted[i] = r.deleted();
             epochs[i] = r.epoch();
             positions[i] = r.position();
             eventIds[i] = r.eventId().toString();
         }
         jdbc.sql(SQL_INSERT_REVISIONS)
-                .params(generation, types, ids, numbers, contents, deleted, epochs, positions, eventIds).update();
+                .params(generation, types, ids, numbers, contents.toString(), deleted, epochs, positions, eventIds)
+                .update();
     }
 
     /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
@@ -282,13 +286,29 @@ class ProjectionRepository {
         return before;
     }
 
+    /**
+     * Appends the {@code i}-th JSON text of a list joined by U+001E: JSON text never holds that character raw (a
+     * serializer escapes control characters), and PostgreSQL splits such a text several times faster than it parses
+     * an array literal of quoted JSON (the resolver's batch writes measured the same).
+     */
+    private static void appendJoined(StringBuilder joined, int i, String json) {
+        if (json.indexOf(RS) >= 0) {
+            throw new IllegalArgumentException("JSON text holds a raw U+001E");
+        }
+        if (i > 0) {
+            joined.append(RS);
+        }
+        joined.append(json);
+    }
+
     /** The columns of current rows as arrays, for {@code unnest}. */
     private static final class Columns {
         final String[] ids;
         final Integer[] revisions;
         final Long[] epochs;
         final Long[] positions;
-        final String[] contents;
+        /** The payloads joined by U+001E, for {@code string_to_array(?, chr(30))}. */
+        final String contents;
 
         Columns(Collection<Current> rows) {
             int n = rows.size();
@@ -296,15 +316,16 @@ class ProjectionRepository {
             revisions = new Integer[n];
             epochs = new Long[n];
             positions = new Long[n];
-            contents = new String[n];
+            StringBuilder joined = new StringBuilder(n * 256);
             int i = 0;
             for (Current r : rows) {
                 ids[i] = r.id();
                 revisions[i] = r.revision();
                 epochs[i] = r.epoch();
                 positions[i] = r.position();
-                contents[i++] = r.contentJson();
+                appendJoined(joined, i++, r.contentJson());
             }
+            contents = joined.toString();
         }
     }
 
