@@ -167,8 +167,11 @@ class ProjectionRepository {
         this.jdbc = jdbc;
     }
 
-    /** @return whether this repository keeps revisions of {@code aggregateType} */
-    boolean tracks(String aggregateType) {
+    /**
+     * @return whether this repository keeps revisions of {@code aggregateType}; static, because the apply asks
+     *         several times per event and a call on the repository bean goes through its proxy
+     */
+    static boolean tracks(String aggregateType) {
         return SQL_REVISIONS.containsKey(aggregateType);
     }
 
