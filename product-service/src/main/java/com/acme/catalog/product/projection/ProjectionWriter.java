@@ -25,7 +25,7 @@ public class ProjectionWriter {
 
     /** @return whether revisions of this aggregate type are kept (item, mapping, policy, release) */
     public boolean tracks(String aggregateType) {
-        return rows.tracks(aggregateType);
+        return ProjectionRepository.tracks(aggregateType);
     }
 
     /** @return the current revision of each existing aggregate among {@code ids}; absent ones are missing */

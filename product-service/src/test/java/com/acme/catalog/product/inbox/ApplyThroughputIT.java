@@ -54,21 +54,25 @@ class ApplyThroughputIT extends ProductIT {
         StreamId big = new StreamId("bench", "pages");
         List<IntegrationEvent> events = generate(big, EVENTS, 1);
         long g = start(big);
+        Cpu pageCpu = new Cpu();
         long t0 = System.nanoTime();
         for (int i = 0; i < events.size(); i += PAGE) {
             apply(g, events.subList(i, Math.min(events.size(), i + PAGE)));
         }
         double pageSeconds = (System.nanoTime() - t0) / 1e9;
+        pageCpu.stop();
 
         StreamId live = new StreamId("bench", "small");
         List<IntegrationEvent> smallEvents = generate(live, SMALL * SMALL_BATCHES, 2);
         long gs = start(live);
         double[] batchMs = new double[SMALL_BATCHES];
+        Cpu smallCpu = new Cpu();
         for (int b = 0; b < SMALL_BATCHES; b++) {
             long s = System.nanoTime();
             apply(gs, smallEvents.subList(b * SMALL, (b + 1) * SMALL));
             batchMs[b] = (System.nanoTime() - s) / 1e6;
         }
+        smallCpu.stop();
         Arrays.sort(batchMs);
 
         Projections projections = new Projections(jdbc);
@@ -77,9 +81,14 @@ class ApplyThroughputIT extends ProductIT {
         assertThat(projections.cursor(live)[1]).isEqualTo((long) SMALL * SMALL_BATCHES);
         System.out.printf("{\"scenario\":\"apply\",\"events\":%d,\"page\":%d,\"pageApplySeconds\":%.3f,"
                 + "\"eventsPerSecond\":%.0f,\"smallBatch\":%d,\"smallBatches\":%d,\"smallBatchP50Ms\":%.2f,"
-                + "\"smallBatchP99Ms\":%.2f,\"smallBatchMaxMs\":%.2f,\"publicItems\":%d}%n", EVENTS, PAGE,
+                + "\"smallBatchP99Ms\":%.2f,\"smallBatchMaxMs\":%.2f,\"publicItems\":%d,"
+                + "\"pageCpuUsPerEvent\":{\"jvm\":%.1f,\"database\":%.1f},"
+                + "\"smallBatchCpuMs\":{\"jvm\":%.2f,\"database\":%.2f},\"loadAverage\":\"%s\"}%n", EVENTS, PAGE,
                 pageSeconds, EVENTS / pageSeconds, SMALL, SMALL_BATCHES, pct(batchMs, 0.50), pct(batchMs, 0.99),
-                batchMs[batchMs.length - 1], projections.count("public_item", g));
+                batchMs[batchMs.length - 1], projections.count("public_item", g),
+                pageCpu.jvmNanos / 1e3 / EVENTS, pageCpu.databaseNanos / 1e3 / EVENTS,
+                smallCpu.jvmNanos / 1e6 / SMALL_BATCHES, smallCpu.databaseNanos / 1e6 / SMALL_BATCHES,
+                Cpu.loadAverage());
     }
 
     private long start(StreamId stream) {
@@ -103,6 +112,48 @@ class ApplyThroughputIT extends ProductIT {
             }
         }
         return out;
+    }
+
+    /**
+     * CPU time of this thread (the applier runs on it) and of the PostgreSQL backends serving this database, so a
+     * figure does not depend on how busy the shared machine was. Backends are read from /proc (same host only;
+     * zero elsewhere).
+     */
+    private final class Cpu {
+        private final long jvmStart = java.lang.management.ManagementFactory.getThreadMXBean()
+                .getCurrentThreadCpuTime();
+        private final long databaseStart = databaseCpu();
+        long jvmNanos;
+        long databaseNanos;
+
+        void stop() {
+            jvmNanos = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - jvmStart;
+            databaseNanos = databaseCpu() - databaseStart;
+        }
+
+        private long databaseCpu() {
+            List<Integer> pids = jdbc.sql("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+                    .query(Integer.class).list();
+            long ticks = 0;
+            for (int pid : pids) {
+                try {
+                    String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", pid + "", "stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                } catch (java.io.IOException | RuntimeException e) {
+                    // not on this host, or gone: counts as zero
+                }
+            }
+            return ticks * 10_000_000L;
+        }
+
+        static String loadAverage() {
+            try {
+                return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).substring(0, 14).trim();
+            } catch (java.io.IOException | RuntimeException e) {
+                return "";
+            }
+        }
     }
 
     private static double pct(double[] sorted, double p) {
