@@ -380,12 +380,13 @@ public class RebuildService {
             long loadStart = System.nanoTime();
             ShadowLoader.Loaded loaded;
             // the load makes no resolver call and may outlast the lease's TTL: renew it meanwhile;
-            // the loader's transaction joins this one, which commits only under the fence
+            // the loader fills committed plain tables (the generation is known at once, so abandon() drops them)
+            // and attaches them in this transaction, which commits only under the fence
             try (LeaseKeeper keeper = new LeaseKeeper(() -> resolver.renewLease(leaseId, leaseTtlSeconds),
                     leaseTtlSeconds * 1000 / 3)) {
                 loaded = tx.execute(s -> {
                     ShadowLoader.Loaded l = loader.load(stream, manifestKey, manifest,
-                            rows -> rebuilds.loadedRows(id, rows));
+                            rows -> rebuilds.loadedRows(id, rows), g -> generation = g);
                     testPause(RebuildPhase.LOADING);
                     leases.requireHeld(fence);
                     return l;
