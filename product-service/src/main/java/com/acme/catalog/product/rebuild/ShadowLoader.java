@@ -206,9 +206,9 @@ class ShadowLoader {
     }
 
     /**
-     * The two connections' work. A: items (copy, statistics), one half of the public view, the revisions, the item
-     * and revision indexes. B: the small tables (mappings, policies, releases, release items, the empty inbox and
-     * held events, their indexes), then the other half of the public view and its indexes. Each waits for what it
+     * The two connections' work. A: items (copy, statistics), one half of the public view, the revisions (index,
+     * statistics). B: the small tables (mappings, policies, releases, release items, the empty inbox and held
+     * events, their indexes), then the other half of the public view, its indexes and the item index. Each waits for what it
      * reads; a failure on one fails the other's next wait.
      */
     private final class Fill {
@@ -291,7 +291,9 @@ class ShadowLoader {
                 jdbc.sql(SQL_DERIVE_REVISIONS.formatted(g)).update();
             });
             steps.put("derive", (System.nanoTime() - d0) / 1_000_000);
-            indexes("item", "aggregate_revision");
+            indexes("aggregate_revision");
+            // the catch-up's statements look revisions up by key: give the planner the table's statistics
+            inTx(() -> jdbc.sql("ANALYZE aggregate_revision_g" + g).update());
         }
 
         private void smallTablesChain() {
@@ -315,7 +317,7 @@ class ShadowLoader {
             inTx(() -> jdbc.sql(SQL_PUBLIC_VIEW.formatted(g, 1)).update());
             viewHalfWritten.join();
             steps.put("publicView", (System.nanoTime() - copiedAt) / 1_000_000);
-            indexes("public_item");
+            indexes("public_item", "item");
         }
 
         private synchronized void copied() {
@@ -365,7 +367,7 @@ class ShadowLoader {
         }
     }
 
-    /** Streams one object into the generation's plain table; each CSV line gets {@code tail} (g, epoch, W). */
+    /** Streams one object into the generation's plain table; each CSV record gets {@code tail} (g, epoch, W). */
     private long copy(Table table, long g, String manifestKey, ExportManifest manifest, byte[] tail) {
         Connection c = DataSourceUtils.getConnection(dataSource);
         String columns = String.join(", ", manifest.object(table).columns()) + COPY_TAIL_COLUMNS;
@@ -376,8 +378,10 @@ class ShadowLoader {
             ByteArrayOutputStream buffer = new ByteArrayOutputStream(1 << 17);
             TableChecksum sum;
             try {
-                sum = ExportObjectReader.read(store, manifestKey, manifest.object(table), fields -> {
-                    csvLine(buffer, fields, tail);
+                // each record as the export stored it (PostgreSQL's own CSV), the tail's columns appended
+                sum = ExportObjectReader.readRecords(store, manifestKey, manifest.object(table), (record, length) -> {
+                    buffer.write(record, 0, length);
+                    buffer.write(tail, 0, tail.length);
                     if (buffer.size() >= 1 << 16) {
                         flush(in, buffer);
                     }
@@ -411,21 +415,6 @@ class ShadowLoader {
         } catch (SQLException e) {
             throw new IOException(e.getMessage(), e);
         }
-    }
-
-    /** Appends one CSV line: every field quoted (a quote doubled), then {@code tail} (unquoted numbers, newline). */
-    private static void csvLine(ByteArrayOutputStream out, String[] fields, byte[] tail) {
-        for (int i = 0; i < fields.length; i++) {
-            if (i > 0) {
-                out.write(',');
-            }
-            out.write('"');
-            String f = fields[i];
-            byte[] bytes = (f.indexOf('"') < 0 ? f : f.replace("\"", "\"\"")).getBytes(StandardCharsets.UTF_8);
-            out.write(bytes, 0, bytes.length);
-            out.write('"');
-        }
-        out.write(tail, 0, tail.length);
     }
 
     /** The export could not be loaded: it is corrupt or the database refused it. */
