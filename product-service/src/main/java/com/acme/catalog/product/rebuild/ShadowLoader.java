@@ -139,8 +139,9 @@ class ShadowLoader {
      * What a load produced; {@code stepMillis}: {@code copy} (wall time until every object is read, verified and
      * COPY'd), {@code publicView} (wall time from then until both halves of the public view are written),
      * {@code derive} (the revision copy, on one connection while the other writes the public view), {@code indexes}
-     * (every index build, summed over both connections), {@code attach} (constraints, attach, cursor) and
-     * {@code concurrent} (wall time of everything before the attach). The steps overlap: their sum exceeds the
+     * (every index build, summed over both connections), {@code attach} (constraints, attach, cursor),
+     * {@code concurrent} (wall time of everything before the attach) and {@code connectionA}/{@code connectionB}
+     * (wall time until each connection's share was done). The steps overlap: their sum exceeds the
      * load's wall time.
      */
     record Loaded(long generationId, long rows, Map<String, Long> stepMillis) {
@@ -244,8 +245,10 @@ class ShadowLoader {
                 return t;
             });
             try {
-                CompletableFuture<Void> a = CompletableFuture.runAsync(() -> chain(this::itemsChain), pool);
-                CompletableFuture<Void> b = CompletableFuture.runAsync(() -> chain(this::smallTablesChain), pool);
+                CompletableFuture<Void> a = CompletableFuture.runAsync(() -> chain("connectionA", this::itemsChain),
+                        pool);
+                CompletableFuture<Void> b = CompletableFuture.runAsync(() -> chain("connectionB",
+                        this::smallTablesChain), pool);
                 try {
                     CompletableFuture.allOf(a, b).join();
                 } catch (CompletionException e) {
@@ -261,9 +264,11 @@ class ShadowLoader {
             }
         }
 
-        private void chain(Runnable work) {
+        /** Runs one connection's work; {@code name}: the step its wall time is recorded as. */
+        private void chain(String name, Runnable work) {
             try {
                 work.run();
+                steps.put(name, (System.nanoTime() - startedAt) / 1_000_000);
             } catch (RuntimeException | Error e) {
                 firstFailure.compareAndSet(null, e);
                 itemsCopied.completeExceptionally(e);
