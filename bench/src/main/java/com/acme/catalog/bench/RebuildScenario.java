@@ -96,6 +96,7 @@ final class RebuildScenario implements Scenario {
 
             HttpClient http = HttpClient.newHttpClient();
             Tail prepared = prepareTail(items, tail);
+            Map<String, Long> cpuBefore = cpu(resolver, rdb, product, pdb);
             long start = System.nanoTime();
             String id = send(http, "POST", product.baseUrl() + "/v1/rebuilds", "{\"tenant\":\"" + T
                     + "\",\"catalog\":\"" + C + "\"}").path("rebuildId").stringValue();
@@ -124,12 +125,16 @@ final class RebuildScenario implements Scenario {
                 Thread.sleep(100);
             }
             long wall = System.nanoTime() - start;
+            Map<String, Long> cpuAfter = cpu(resolver, rdb, product, pdb);
             if (!r.path("phase").stringValue().equals("DONE")) {
                 throw new IllegalStateException("rebuild did not finish: " + r);
             }
             out.put("tailWrite", tailOut);
             out.put("rebuild", r);
             out.putAll(phases(r, wall, tail, raw));
+            Map<String, Object> cpuSeconds = new LinkedHashMap<>();
+            cpuAfter.forEach((k, v) -> cpuSeconds.put(k, Latencies.round((v - cpuBefore.get(k)) / 1000.0)));
+            out.put("cpuSeconds", cpuSeconds);
             out.put("resolverPages", resolverPages(http, resolver, items, tail, pageLimit));
             out.put("checksumsEqual", checksumsEqual(http, resolver, product, items + tail));
             out.put("loadAverageAfter", loadAverage());
@@ -179,6 +184,45 @@ final class RebuildScenario implements Scenario {
         m.put("targetsMet", endToEnd / rawTotal <= 2.0 && events / Math.max(catchUp, 0.001) >= 50_000
                 && events >= tail);
         return m;
+    }
+
+    /**
+     * CPU milliseconds used so far by each service's JVM and by the database backends of its database (those alive
+     * now: the pools keep theirs; the benchmark's own tail-write connection is opened and closed in between and not
+     * counted), from /proc. Wall time on a shared machine depends on the others' load; CPU time much less.
+     */
+    private static Map<String, Long> cpu(ServiceProcess resolver, TestDatabase rdb, ServiceProcess product,
+            TestDatabase pdb) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("productJvm", cpuMillis(product.pid()));
+        m.put("productDatabase", backendsCpuMillis(pdb));
+        m.put("resolverJvm", cpuMillis(resolver.pid()));
+        m.put("resolverDatabase", backendsCpuMillis(rdb));
+        return m;
+    }
+
+    private static long backendsCpuMillis(TestDatabase db) {
+        long total = 0;
+        try (Connection c = db.connect(); Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery(
+                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
+            while (rs.next()) {
+                total += Math.max(0, cpuMillis(rs.getLong(1)));
+            }
+        } catch (Exception e) {
+            return -1;
+        }
+        return total;
+    }
+
+    private static long cpuMillis(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10; // utime, stime in 1/100 s
+        } catch (Exception e) {
+            return -1;
+        }
     }
 
     private static double ms(JsonNode n, String key) {

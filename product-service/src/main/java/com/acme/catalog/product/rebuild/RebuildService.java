@@ -9,8 +9,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.acme.catalog.contracts.ApiException;
@@ -380,12 +382,13 @@ public class RebuildService {
             long loadStart = System.nanoTime();
             ShadowLoader.Loaded loaded;
             // the load makes no resolver call and may outlast the lease's TTL: renew it meanwhile;
-            // the loader's transaction joins this one, which commits only under the fence
+            // the loader fills committed plain tables (the generation is known at once, so abandon() drops them)
+            // and attaches them in this transaction, which commits only under the fence
             try (LeaseKeeper keeper = new LeaseKeeper(() -> resolver.renewLease(leaseId, leaseTtlSeconds),
                     leaseTtlSeconds * 1000 / 3)) {
                 loaded = tx.execute(s -> {
                     ShadowLoader.Loaded l = loader.load(stream, manifestKey, manifest,
-                            rows -> rebuilds.loadedRows(id, rows));
+                            rows -> rebuilds.loadedRows(id, rows), g -> generation = g);
                     testPause(RebuildPhase.LOADING);
                     leases.requireHeld(fence);
                     return l;
@@ -400,28 +403,7 @@ public class RebuildService {
             resolver.renewLease(leaseId, leaseTtlSeconds);
 
             phase(id, stream, RebuildPhase.CATCHING_UP);
-            catchUpStart = System.nanoTime();
-            long fetchNanos = 0;
-            long applyNanos = 0;
-            while (true) {
-                long t0 = System.nanoTime();
-                GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(generation).orElseThrow());
-                EventPage page = resolver.events(stream, shadow.chainPosition(), leaseId, epoch, pageLimit);
-                long t1 = System.nanoTime();
-                caughtUp(applyPage(page, shadow.chainDigest()));
-                fetchNanos += t1 - t0;
-                applyNanos += System.nanoTime() - t1;
-                if (!pausedCatchingUp) {
-                    pausedCatchingUp = true;
-                    testPause(RebuildPhase.CATCHING_UP);
-                }
-                resolver.renewLease(leaseId, leaseTtlSeconds);
-                if (page.through() >= page.head()) {
-                    break;
-                }
-            }
-            rebuilds.steps(id, Map.of("catchUp.fetch", fetchNanos / 1_000_000, "catchUp.apply",
-                    applyNanos / 1_000_000, "catchUp.events", caughtUpEvents));
+            catchUp();
 
             phase(id, stream, RebuildPhase.CUTTING_OVER);
             cutover();
@@ -465,23 +447,94 @@ public class RebuildService {
         }
 
         /**
-         * Verifies the page's chain from the shadow's digest and applies it in one transaction.
-         *
-         * @return the number of events applied
+         * Applies the retained events after W page by page, one transaction each, until a page reaches the head.
+         * One page ahead is fetched, chain-verified and parsed on another thread while the current one applies
+         * ({@code catchUp.fetch} is the time the apply waited for a page); the lease is renewed every third of its
+         * TTL.
          */
-        private int applyPage(EventPage page, String digestAtAfter) {
-            List<EventWire.Split> splits = page.verify(digestAtAfter);
-            if (splits.isEmpty()) {
-                return 0;
+        private void catchUp() throws Exception {
+            catchUpStart = System.nanoTime();
+            long waitNanos = 0;
+            long applyNanos = 0;
+            GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(generation).orElseThrow());
+            ExecutorService fetcher = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "rebuild-fetch");
+                t.setDaemon(true);
+                return t;
+            });
+            long renewedAt = System.nanoTime();
+            try {
+                Future<PreparedPage> next = fetcher.submit(() -> fetch(shadow.chainPosition(), shadow.chainDigest()));
+                while (true) {
+                    long t0 = System.nanoTime();
+                    PreparedPage page = await(next);
+                    long t1 = System.nanoTime();
+                    boolean last = page.page().through() >= page.page().head();
+                    if (!last) {
+                        next = fetcher.submit(() -> fetch(page.page().through(), page.digestThrough()));
+                    }
+                    caughtUp(applyPage(page));
+                    waitNanos += t1 - t0;
+                    applyNanos += System.nanoTime() - t1;
+                    if (!pausedCatchingUp) {
+                        pausedCatchingUp = true;
+                        testPause(RebuildPhase.CATCHING_UP);
+                    }
+                    if (System.nanoTime() - renewedAt > leaseTtlSeconds * 1_000_000_000L / 3) {
+                        resolver.renewLease(leaseId, leaseTtlSeconds);
+                        renewedAt = System.nanoTime();
+                    }
+                    if (last) {
+                        break;
+                    }
+                }
+            } finally {
+                fetcher.shutdownNow();
             }
+            resolver.renewLease(leaseId, leaseTtlSeconds);
+            rebuilds.steps(id, Map.of("catchUp.fetch", waitNanos / 1_000_000, "catchUp.apply",
+                    applyNanos / 1_000_000, "catchUp.events", caughtUpEvents));
+        }
+
+        /** Fetches the page after {@code after}, verifies its chain from {@code digestAtAfter} and parses it. */
+        private PreparedPage fetch(long after, String digestAtAfter) {
+            EventPage page = resolver.events(stream, after, leaseId, epoch, pageLimit);
+            List<EventWire.Split> splits = page.verify(digestAtAfter);
             List<IntegrationEvent> events = new ArrayList<>(splits.size());
             for (EventWire.Split split : splits) {
                 events.add(parser.parseWire(split.wire(), split.chainDigest()));
             }
+            return new PreparedPage(page, digestAtAfter, events);
+        }
+
+        private static PreparedPage await(Future<PreparedPage> page) throws Exception {
+            try {
+                return page.get();
+            } catch (ExecutionException e) {
+                // a 410 (GoneException) restarts from a new export: rethrow what the fetch threw
+                if (e.getCause() instanceof Exception cause) {
+                    throw cause;
+                }
+                throw e;
+            }
+        }
+
+        /**
+         * Applies a verified page in one transaction, if the shadow still is where the page starts.
+         *
+         * @return the number of events applied
+         */
+        private int applyPage(PreparedPage prepared) {
+            EventPage page = prepared.page();
+            List<IntegrationEvent> events = prepared.events();
+            if (events.isEmpty()) {
+                return 0;
+            }
             GenerationCursor after = tx.execute(s -> {
                 GenerationCursor locked = generations.lockGeneration(generation).orElseThrow();
-                if (locked.chainPosition() != page.after()) {
-                    throw new IllegalStateException("shadow generation " + generation + " moved to "
+                if (locked.chainPosition() != page.after()
+                        || !locked.chainDigest().equals(prepared.digestAtAfter())) {
+                    throw new IllegalStateException("shadow generation " + generation + " is at "
                             + locked.chainPosition() + " while a page after " + page.after() + " was read");
                 }
                 ApplyResult result = applier.apply(locked, events);
@@ -561,6 +614,13 @@ public class RebuildService {
                     log.warn("{}: could not release lease {}: {}", stream, leaseId, e.getMessage());
                 }
             }
+        }
+    }
+
+    /** A catch-up page, its chain verified from {@code digestAtAfter}, its events parsed. */
+    private record PreparedPage(EventPage page, String digestAtAfter, List<IntegrationEvent> events) {
+        String digestThrough() {
+            return page.chainDigestThrough();
         }
     }
 

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
 
 import com.acme.catalog.contracts.StreamId;
@@ -27,12 +29,15 @@ import com.acme.catalog.product.support.ProductIT;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The shadow load over a real export in the object store: rows land in the generation's partitions, each of
  * which is attached with exactly the parent's indexes (built after the COPY and adopted by ATTACH, not built
  * twice); the public view the loader computes equals the one the projection's own rule computes; a corrupt object
- * leaves no generation and no table behind.
+ * leaves no generation and no table behind; the plain tables are committed before the attach, and a generation
+ * whose attach never committed is dropped by the retirer.
  */
 class ShadowLoaderIT extends ProductIT {
 
@@ -44,6 +49,10 @@ class ShadowLoaderIT extends ProductIT {
     ObjectStore store;
     @Autowired
     ProjectionWriter projection;
+    @Autowired
+    GenerationRetirer retirer;
+    @Autowired
+    PlatformTransactionManager tm;
 
     @Test
     void loadsIntoAttachedPartitionsWithTheParentsIndexesBuiltOnce() throws Exception {
@@ -95,6 +104,31 @@ class ShadowLoaderIT extends ProductIT {
         assertThat(count("SELECT count(*) FROM generation WHERE generation_id > ?", 0)).isEqualTo(generationsBefore);
         assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ '_g[0-9]+$' AND relkind = ?", "r"))
                 .isEqualTo(tablesBefore);
+    }
+
+    @Test
+    void aLoadWhoseAttachRolledBackLeavesABuildingGenerationTheRetirerDrops() throws Exception {
+        String key = export("rollback-" + UUID.randomUUID(), 40, false);
+        ExportManifest manifest = manifest(key);
+        AtomicLong created = new AtomicLong();
+
+        // the caller's transaction (the attach) rolls back, as when the worker fence is lost before the commit
+        assertThatThrownBy(() -> new TransactionTemplate(tm).execute(s -> {
+            loader.load(STREAM, key, manifest, rows -> { }, created::set);
+            throw new IllegalStateException("fence lost");
+        })).hasMessage("fence lost");
+
+        long g = created.get();
+        assertThat(jdbc.sql("SELECT status FROM generation WHERE generation_id = ?").params(g).query(String.class)
+                .single()).isEqualTo("BUILDING");
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", g))
+                .as("the committed plain tables").isEqualTo(9);
+        assertThat(count("SELECT count(*) FROM pg_inherits WHERE inhrelid = to_regclass('item_g' || ?)", g))
+                .as("not attached").isZero();
+
+        assertThat(retirer.retireBuilding(STREAM, Set.of())).contains(g);
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", g))
+                .isZero();
     }
 
     private List<String> publicView(long g) {

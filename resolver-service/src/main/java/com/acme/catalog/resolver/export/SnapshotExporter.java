@@ -1,5 +1,6 @@
 package com.acme.catalog.resolver.export;
 
+import java.io.ByteArrayOutputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -11,6 +12,9 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 
 import javax.sql.DataSource;
@@ -46,7 +50,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * CopyManager on the transaction's own connection, so every row comes from the same snapshot as W) through gzip
  * into one object per table. Each row is also fed to the table's profile checksum on the way
  * ({@link CsvRowChecksum}), so the checksum in the manifest is that of exactly the rows exported, computed without
- * a second read.
+ * a second read. Compression, the object's SHA-256 and the store's write run on a second thread, a bounded number
+ * of 64 KiB chunks behind the reading one.
  */
 @Component
 class SnapshotExporter {
@@ -72,6 +77,10 @@ class SnapshotExporter {
     private static final String SQL_ANY_CURSOR = """
             SELECT EXISTS (SELECT 1 FROM stream_cursor WHERE tenant = ? AND catalog = ?)
             """;
+
+    /** Rows handed to the compressing thread at once, and how many such chunks may wait for it. */
+    private static final int CHUNK_BYTES = 1 << 16;
+    private static final int QUEUED_CHUNKS = 16;
 
     private final TransactionTemplate snapshot;
     private final DataSource dataSource;
@@ -164,12 +173,22 @@ class SnapshotExporter {
                 throw new IllegalStateException("COPY of " + table + " did not start with the profile's columns");
             }
             gzip.write(header);
-            byte[] row;
-            // PostgreSQL sends each row of COPY TO as exactly one CopyData message
-            while ((row = co.readFromCopy()) != null) {
-                gzip.write(row);
-                checksum.row(row);
-                checkpoint.row();
+            // this thread reads the rows and checksums them; another compresses, hashes and stores them
+            try (Compressor compressor = new Compressor(gzip, table)) {
+                ByteArrayOutputStream chunk = new ByteArrayOutputStream(CHUNK_BYTES + (1 << 12));
+                byte[] row;
+                // PostgreSQL sends each row of COPY TO as exactly one CopyData message
+                while ((row = co.readFromCopy()) != null) {
+                    chunk.write(row, 0, row.length);
+                    checksum.row(row);
+                    checkpoint.row();
+                    if (chunk.size() >= CHUNK_BYTES) {
+                        compressor.write(chunk.toByteArray());
+                        chunk.reset();
+                    }
+                }
+                compressor.write(chunk.toByteArray());
+                compressor.finish();
             }
         } catch (SQLException e) {
             throw new IOException("COPY of " + table + " failed: " + e.getMessage(), e);
@@ -179,6 +198,74 @@ class SnapshotExporter {
                     co.cancelCopy();
                 } catch (SQLException ignored) {
                     // the transaction rolls back anyway
+                }
+            }
+        }
+    }
+
+    /**
+     * Compresses chunks of rows into the object on its own thread, at most {@code QUEUED_CHUNKS} behind the reader;
+     * closing it without {@link #finish} (the reader failed) stops the thread and discards what is queued.
+     */
+    private static final class Compressor implements AutoCloseable {
+        private static final byte[] END = new byte[0];
+        private final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUED_CHUNKS);
+        private final Thread thread;
+        private volatile IOException failure;
+
+        Compressor(OutputStream gzip, Table table) {
+            thread = new Thread(() -> {
+                try {
+                    byte[] chunk;
+                    while ((chunk = queue.take()) != END) {
+                        gzip.write(chunk);
+                    }
+                } catch (IOException e) {
+                    failure = e;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "export-gzip-" + table);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void write(byte[] chunk) throws IOException {
+            try {
+                while (!queue.offer(chunk, 100, TimeUnit.MILLISECONDS)) {
+                    if (failure != null || !thread.isAlive()) {
+                        throw new IOException("compressing the export failed", failure);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while exporting", e);
+            }
+        }
+
+        /** Waits until every chunk is compressed. */
+        void finish() throws IOException {
+            write(END);
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while exporting", e);
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        }
+
+        /** Stops the thread (the reader failed) before gzip is closed on this one. */
+        @Override
+        public void close() {
+            if (thread.isAlive()) {
+                thread.interrupt();
+                try {
+                    thread.join(10_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }
         }

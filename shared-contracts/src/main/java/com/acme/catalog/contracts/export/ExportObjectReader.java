@@ -35,6 +35,15 @@ public final class ExportObjectReader {
         void row(String[] fields) throws IOException;
     }
 
+    /**
+     * Receives each data row as stored: exactly one CSV record (PostgreSQL's own quoting), without its line end, in
+     * {@code record[0, length)}; the array is reused for the next row.
+     */
+    @FunctionalInterface
+    public interface RecordHandler {
+        void record(byte[] record, int length) throws IOException;
+    }
+
     private ExportObjectReader() {
     }
 
@@ -96,6 +105,98 @@ public final class ExportObjectReader {
                     .formatted(expected.name(), rows, expected.rows()));
         }
         return checksum.finish();
+    }
+
+    /**
+     * Like {@link #read(ObjectStore, String, ManifestObject, RowHandler)}, but hands each row over as its CSV
+     * record bytes instead of parsed fields (a loader can pass them on to {@code COPY … (FORMAT csv)} as they are);
+     * the profile checksum is computed on the bytes ({@link CsvRowChecksum}), the same verification otherwise.
+     */
+    public static TableChecksum readRecords(ObjectStore store, String manifestKey, ManifestObject expected,
+            RecordHandler handler) throws IOException {
+        try (InputStream in = store.get(ExportFormat.siblingKey(manifestKey, expected.name()))) {
+            return readRecords(in, expected, handler);
+        }
+    }
+
+    /** Like {@link #readRecords(ObjectStore, String, ManifestObject, RecordHandler)}, over the stored bytes. */
+    public static TableChecksum readRecords(InputStream stored, ManifestObject expected, RecordHandler handler)
+            throws IOException {
+        Table table = expected.table();
+        DigestingInputStream digesting = new DigestingInputStream(stored);
+        CsvRowChecksum checksum = new CsvRowChecksum(table);
+        long rows = 0;
+        try {
+            InputStream csv = new GZIPInputStream(digesting, 1 << 16);
+            byte[] buf = new byte[1 << 16];
+            byte[] record = new byte[1 << 10];
+            int length = 0;
+            boolean quoted = false;
+            boolean header = true;
+            int n;
+            while ((n = csv.read(buf, 0, buf.length)) > 0) {
+                for (int i = 0; i < n; i++) {
+                    byte b = buf[i];
+                    if (b == '\n' && !quoted) {
+                        if (length > 0 && record[length - 1] == '\r') {
+                            length--;
+                        }
+                        if (header) {
+                            checkHeader(expected, Arrays.copyOf(record, length));
+                            header = false;
+                        } else {
+                            checksum.row(Arrays.copyOf(record, length));
+                            handler.record(record, length);
+                            rows++;
+                        }
+                        length = 0;
+                        continue;
+                    }
+                    if (b == '"') {
+                        quoted = !quoted;
+                    }
+                    if (length == record.length) {
+                        record = Arrays.copyOf(record, record.length * 2);
+                    }
+                    record[length++] = b;
+                }
+            }
+            if (quoted || length > 0) {
+                throw new CorruptExportException(expected.name() + " does not end with a complete CSV record");
+            }
+            if (header) {
+                checkHeader(expected, new byte[0]);
+            }
+            digesting.drain();
+        } catch (ZipException | EOFException e) {
+            throw new CorruptExportException(expected.name() + " is not intact gzip: " + e.getMessage(), e);
+        }
+        verify(expected, digesting, rows);
+        return checksum.finish();
+    }
+
+    private static void checkHeader(ManifestObject expected, byte[] record) throws CorruptExportException {
+        List<String> columns = ExportFormat.columns(expected.table());
+        if (record.length == 0 || !Arrays.asList(CsvRecordReader.parseRecord(record)).equals(columns)) {
+            throw new CorruptExportException(expected.name() + " does not start with the header " + columns);
+        }
+    }
+
+    private static void verify(ManifestObject expected, DigestingInputStream digesting, long rows)
+            throws CorruptExportException {
+        if (digesting.count() != expected.bytes()) {
+            throw new CorruptExportException("%s has %d bytes, the manifest says %d"
+                    .formatted(expected.name(), digesting.count(), expected.bytes()));
+        }
+        String sha = digesting.sha256();
+        if (!sha.equals(expected.sha256())) {
+            throw new CorruptExportException("%s has SHA-256 %s, the manifest says %s"
+                    .formatted(expected.name(), sha, expected.sha256()));
+        }
+        if (rows != expected.rows()) {
+            throw new CorruptExportException("%s has %d rows, the manifest says %d"
+                    .formatted(expected.name(), rows, expected.rows()));
+        }
     }
 
     /**

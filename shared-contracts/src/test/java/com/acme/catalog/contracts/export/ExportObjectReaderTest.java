@@ -105,6 +105,30 @@ class ExportObjectReaderTest {
     }
 
     @Test
+    void recordsComeAsStoredWithTheSameChecksumsAndChecks() throws IOException {
+        for (Table t : Table.values()) {
+            List<String> records = new ArrayList<>();
+            TableChecksum sum = ExportObjectReader.readRecords(store, MANIFEST, manifest.object(t),
+                    (record, length) -> records.add(new String(record, 0, length, StandardCharsets.UTF_8)));
+            assertThat(sum).as("%s", t).isEqualTo(manifest.stateChecksum().get(t));
+            String stored = CSV.get(t);
+            assertThat(String.join("", records.stream().map(r -> r + "\n").toList()))
+                    .isEqualTo(stored.substring(stored.indexOf('\n') + 1));
+        }
+        List<String> mappings = new ArrayList<>();
+        ExportObjectReader.readRecords(store, MANIFEST, manifest.object(Table.mappings),
+                (record, length) -> mappings.add(new String(record, 0, length, StandardCharsets.UTF_8)));
+        assertThat(mappings).containsExactly("m1,1,\"colour\nline two\",color", "m2,3,\"\",\"\"");
+
+        Path items = dir.resolve(ExportFormat.siblingKey(MANIFEST, "items.csv.gz"));
+        byte[] bytes = Files.readAllBytes(items);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(items, bytes);
+        assertThatThrownBy(() -> ExportObjectReader.readRecords(store, MANIFEST, manifest.object(Table.items),
+                (record, length) -> { })).isInstanceOf(CorruptExportException.class);
+    }
+
+    @Test
     void manifestRoundTripsThroughJson() throws IOException {
         ExportManifest parsed = ExportManifest.parse(manifest.toJson());
         assertThat(parsed).isEqualTo(manifest);
