@@ -311,36 +311,15 @@ final class PropagationScenario implements Scenario {
     private static Map<String, Long> cpu(ServiceProcess resolver, ServiceProcess product, TestDatabase rdb,
             TestDatabase pdb) {
         Map<String, Long> m = new LinkedHashMap<>();
-        m.put("resolverJvm", cpuMillis(resolver.pid()));
-        m.put("productJvm", cpuMillis(product.pid()));
-        m.put("resolverDatabase", backendsCpu(rdb));
-        m.put("productDatabase", backendsCpu(pdb));
-        m.put("bench", cpuMillis(ProcessHandle.current().pid()));
+        m.put("resolverJvm", ProcessCpu.millis(resolver.pid()));
+        m.put("productJvm", ProcessCpu.millis(product.pid()));
+        m.put("resolverDatabase", ProcessCpu.databaseBackendsMillis(rdb));
+        m.put("productDatabase", ProcessCpu.databaseBackendsMillis(pdb));
+        m.put("bench", ProcessCpu.millis(ProcessHandle.current().pid()));
         return m;
     }
 
-    private static long backendsCpu(TestDatabase db) {
-        long total = 0;
-        try (Connection c = db.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) {
-            while (rs.next()) {
-                total += Math.max(0, cpuMillis(rs.getLong(1)));
-            }
-        } catch (Exception e) {
-            return -1;
-        }
-        return total;
-    }
 
-    private static long cpuMillis(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10; // utime, stime in 1/100 s
-        } catch (Exception e) {
-            return -1;
-        }
-    }
 
     private static Map<String, Object> cpuPerEvent(Map<String, Long> before, Map<String, Long> after, long events) {
         Map<String, Object> out = new LinkedHashMap<>();

@@ -194,36 +194,14 @@ final class RebuildScenario implements Scenario {
     private static Map<String, Long> cpu(ServiceProcess resolver, TestDatabase rdb, ServiceProcess product,
             TestDatabase pdb) {
         Map<String, Long> m = new LinkedHashMap<>();
-        m.put("productJvm", cpuMillis(product.pid()));
-        m.put("productDatabase", backendsCpuMillis(pdb));
-        m.put("resolverJvm", cpuMillis(resolver.pid()));
-        m.put("resolverDatabase", backendsCpuMillis(rdb));
+        m.put("productJvm", ProcessCpu.millis(product.pid()));
+        m.put("productDatabase", ProcessCpu.databaseBackendsMillis(pdb));
+        m.put("resolverJvm", ProcessCpu.millis(resolver.pid()));
+        m.put("resolverDatabase", ProcessCpu.databaseBackendsMillis(rdb));
         return m;
     }
 
-    private static long backendsCpuMillis(TestDatabase db) {
-        long total = 0;
-        try (Connection c = db.connect(); Statement st = c.createStatement();
-             java.sql.ResultSet rs = st.executeQuery(
-                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
-            while (rs.next()) {
-                total += Math.max(0, cpuMillis(rs.getLong(1)));
-            }
-        } catch (Exception e) {
-            return -1;
-        }
-        return total;
-    }
 
-    private static long cpuMillis(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10; // utime, stime in 1/100 s
-        } catch (Exception e) {
-            return -1;
-        }
-    }
 
     private static double ms(JsonNode n, String key) {
         return Latencies.round(n.path(key).asLong() / 1000.0);

@@ -91,19 +91,7 @@ public final class ExportObjectReader {
         } catch (ZipException | EOFException e) {
             throw new CorruptExportException(expected.name() + " is not intact gzip: " + e.getMessage(), e);
         }
-        if (digesting.count() != expected.bytes()) {
-            throw new CorruptExportException("%s has %d bytes, the manifest says %d"
-                    .formatted(expected.name(), digesting.count(), expected.bytes()));
-        }
-        String sha = digesting.sha256();
-        if (!sha.equals(expected.sha256())) {
-            throw new CorruptExportException("%s has SHA-256 %s, the manifest says %s"
-                    .formatted(expected.name(), sha, expected.sha256()));
-        }
-        if (rows != expected.rows()) {
-            throw new CorruptExportException("%s has %d rows, the manifest says %d"
-                    .formatted(expected.name(), rows, expected.rows()));
-        }
+        verify(expected, digesting, rows);
         return checksum.finish();
     }
 
