@@ -142,6 +142,7 @@ class InboxDeliveryIT extends ProductIT {
                 """).params(g).query(String.class).list())
                 .containsExactly("2 PARKED item sku-x 1", "3 PARKED item sku-x 1");
         String metrics = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+        assertThat(metrics).contains("http_server_requests_seconds_count").doesNotContain("spring_security_");
         assertThat(metrics).contains("product_applied_position{application=\"product\",catalog=\"forward-deps\","
                 + "tenant=\"acme\"} 1.0");
         assertThat(metrics).contains("product_parked_events{application=\"product\",catalog=\"forward-deps\","
