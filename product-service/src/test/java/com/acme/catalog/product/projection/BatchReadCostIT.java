@@ -47,16 +47,7 @@ class BatchReadCostIT extends ProductIT {
     @Test
     void refreshingOneItemReadsRowsOfThatItemOnly() {
         StreamId stream = new StreamId("acme", "refresh-cost");
-        long g = tx.execute(s -> generations.startServingEmpty(stream, 1)).generationId();
-        tx.executeWithoutResult(s -> {
-            ProjectionBatch items = writer.batch(g);
-            for (int i = 1; i <= ITEMS; i++) {
-                ObjectNode p = JSON.createObjectNode();
-                p.putObject("attributes").put("name", "Trail runner " + i).put("color", "blue");
-                items.add(event(stream, EventType.ItemUpserted, "item", "sku-" + i, 1, p));
-            }
-            writer.flush(items);
-        });
+        long g = generationOfItems(stream);
 
         long read = tx.execute(s -> {
             String revisions = "aggregate_revision_g" + g;
@@ -74,9 +65,8 @@ class BatchReadCostIT extends ProductIT {
         assertThat(read).as("item revision rows read to refresh one item's public view").isLessThanOrEqualTo(10);
     }
 
-    @Test
-    void upsertingOneItemReadsRowsOfThatItemOnly() {
-        StreamId stream = new StreamId("acme", "upsert-cost");
+    /** A new serving generation of {@code stream} holding ITEMS live items sku-1…sku-ITEMS at revision 1. */
+    private long generationOfItems(StreamId stream) {
         long g = tx.execute(s -> generations.startServingEmpty(stream, 1)).generationId();
         tx.executeWithoutResult(s -> {
             ProjectionBatch items = writer.batch(g);
@@ -87,6 +77,13 @@ class BatchReadCostIT extends ProductIT {
             }
             writer.flush(items);
         });
+        return g;
+    }
+
+    @Test
+    void upsertingOneItemReadsRowsOfThatItemOnly() {
+        StreamId stream = new StreamId("acme", "upsert-cost");
+        long g = generationOfItems(stream);
 
         long[] read = tx.execute(s -> {
             long[] before = {rowsRead("item_g" + g), rowsRead("aggregate_revision_g" + g),
