@@ -26,8 +26,10 @@ import org.springframework.stereotype.Component;
  * Reports each stream's durable progress to the resolver, off the request path. Guarantees: only what callers
  * {@link #offer} is reported, and callers offer only positions whose transaction has committed; per stream the
  * reported (epoch, position) never goes down (a lower offer is dropped, a higher epoch replaces a lower one);
- * offers made while a report is pending coalesce into the latest; a failed report is retried with exponential
- * backoff and jitter, capped, until it succeeds or a later offer supersedes it. A report lost to a crash only
+ * offers made while a report is pending coalesce into the latest; per stream, reports are at least
+ * {@code product.progress.min-interval-ms} apart (offers in between coalesce into one report at the end of the
+ * interval, so a busy stream costs the resolver a few requests a second, not one per delivery); a failed report is
+ * retried with exponential backoff and jitter, capped, until it succeeds or a later offer supersedes it. A report lost to a crash only
  * makes the resolver retain more; the serving cursors are offered again at start and periodically.
  */
 @Component
@@ -53,6 +55,7 @@ public class ProgressReporter implements DisposableBean {
     private final MeterRegistry registry;
     private final long initialBackoffMs;
     private final long maxBackoffMs;
+    private final long minIntervalNanos;
     private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "progress-reporter");
         t.setDaemon(true);
@@ -64,11 +67,15 @@ public class ProgressReporter implements DisposableBean {
     private final AtomicBoolean drainQueued = new AtomicBoolean();
     /** Worker thread only. */
     private final Map<StreamId, Retry> retries = new HashMap<>();
+    /** Worker thread only: when each stream's last successful report was sent. */
+    private final Map<StreamId, Long> lastSent = new HashMap<>();
     private long delayedDrainAt = Long.MAX_VALUE;
 
     ProgressReporter(ResolverProgressClient client, MeterRegistry registry,
             @Value("${product.progress.initial-backoff-ms:200}") long initialBackoffMs,
-            @Value("${product.progress.max-backoff-ms:30000}") long maxBackoffMs) {
+            @Value("${product.progress.max-backoff-ms:30000}") long maxBackoffMs,
+            @Value("${product.progress.min-interval-ms:200}") long minIntervalMs) {
+        this.minIntervalNanos = TimeUnit.MILLISECONDS.toNanos(minIntervalMs);
         this.client = client;
         this.registry = registry;
         this.initialBackoffMs = initialBackoffMs;
@@ -107,6 +114,11 @@ public class ProgressReporter implements DisposableBean {
                 nextDue = Math.min(nextDue, retry.notBeforeNanos());
                 continue;
             }
+            Long sent = lastSent.get(stream);
+            if (retry == null && sent != null && sent + minIntervalNanos - System.nanoTime() > 0) {
+                nextDue = Math.min(nextDue, sent + minIntervalNanos);
+                continue;
+            }
             if (!send(stream, want, retry)) {
                 nextDue = Math.min(nextDue, retries.get(stream).notBeforeNanos());
             }
@@ -118,7 +130,9 @@ public class ProgressReporter implements DisposableBean {
 
     private boolean send(StreamId stream, Progress want, Retry retry) {
         try {
+            long sentAt = System.nanoTime();
             client.report(stream, want.epoch(), want.position());
+            lastSent.put(stream, sentAt);
             reported.merge(stream, want, Progress::later);
             gauge(stream).set(reported.get(stream).position());
             retries.remove(stream);

@@ -30,7 +30,7 @@ class ProgressReporterTest {
         RESOLVER.reset();
         reporter = new ProgressReporter(
                 new ResolverProgressClient(RESOLVER.baseUrl(), "secret", "consumer-1", 2000),
-                new SimpleMeterRegistry(), 10, 100);
+                new SimpleMeterRegistry(), 10, 100, 0);
     }
 
     @AfterEach
@@ -105,6 +105,31 @@ class ProgressReporterTest {
         assertThat(reports).extracting(Report::answered).containsExactly(503, 503, 503, 503, 200);
         assertThat(reports).extracting(Report::position).containsOnly(7L);
         assertThat(reporter.reported(stream)).contains(new ProgressReporter.Progress(1, 7));
+    }
+
+    @Test
+    void reportsOfAStreamAreAtLeastTheMinimumIntervalApartAndTheLastOfferIsReported() throws Exception {
+        reporter.destroy();
+        reporter = new ProgressReporter(new ResolverProgressClient(RESOLVER.baseUrl(), "secret", "consumer-1", 2000),
+                new SimpleMeterRegistry(), 10, 100, 300);
+        reporter.offer(stream, 1, 1);
+        awaitReported(1, 1); // the first report goes at once (and warms the client up)
+        long started = System.nanoTime();
+        for (long p = 2; p <= 40; p++) {
+            reporter.offer(stream, 1, p);
+            Thread.sleep(10);
+        }
+        awaitReported(1, 40);
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+
+        List<Report> reports = RESOLVER.reports(stream.tenant(), stream.catalog());
+        // 39 offers over ~400 ms, one report per 300 ms at most, ending with the last offer
+        assertThat(reports.size()).as("%s", reports).isLessThanOrEqualTo(2 + (int) (tookMs / 300));
+        assertThat(reports.get(reports.size() - 1).position()).isEqualTo(40);
+        // (arrival times, after the warm-up report whose arrival is late by the cold client's first request)
+        for (int i = 2; i < reports.size(); i++) {
+            assertThat(reports.get(i).nanos() - reports.get(i - 1).nanos()).isGreaterThanOrEqualTo(250_000_000L);
+        }
     }
 
     private void awaitReported(long epoch, long position) {

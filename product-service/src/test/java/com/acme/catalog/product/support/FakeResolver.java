@@ -35,7 +35,7 @@ public final class FakeResolver {
 
     /** One received progress report; {@code answered} is the status the fake answered with. */
     public record Report(String consumerId, String authorization, String tenant, String catalog, long epoch,
-            long position, int answered) {
+            long position, int answered, long nanos) {
     }
 
     private FakeResolver() throws IOException {
@@ -112,7 +112,7 @@ public final class FakeResolver {
             }
             Report r = new Report(parts[4], ex.getRequestHeaders().getFirst("Authorization"),
                     body.get("tenant").stringValue(), body.get("catalog").stringValue(), body.get("epoch").longValue(),
-                    body.get("position").longValue(), status);
+                    body.get("position").longValue(), status, System.nanoTime());
             hook.accept(r);
             synchronized (this) {
                 reports.add(r);

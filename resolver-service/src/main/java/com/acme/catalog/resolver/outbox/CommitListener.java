@@ -4,7 +4,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashSet;
 import java.util.Properties;
+import java.util.Set;
+import java.util.function.Consumer;
 
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -13,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Holds one dedicated connection that LISTENs on {@value #CHANNEL} (notified by every cursor advance, delivered by
- * PostgreSQL at commit) and wakes the relay. Notifications may be lost across reconnects; the relay's poll is the
- * safety net.
+ * PostgreSQL at commit, with the payload {@code tenant/catalog/epoch}) and hands the payloads to the relay; an
+ * empty set means "anything may have been committed" (after a (re)connect). Notifications may be lost across
+ * reconnects; the relay's poll is the safety net.
  */
 final class CommitListener implements Runnable {
 
@@ -23,10 +27,10 @@ final class CommitListener implements Runnable {
 
     private final String url;
     private final Properties credentials;
-    private final Runnable wake;
+    private final Consumer<Set<String>> wake;
     private volatile boolean running = true;
 
-    CommitListener(String url, String user, String password, Runnable wake) {
+    CommitListener(String url, String user, String password, Consumer<Set<String>> wake) {
         this.url = url;
         this.credentials = new Properties();
         if (user != null) {
@@ -45,12 +49,16 @@ final class CommitListener implements Runnable {
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + CHANNEL);
                 }
-                wake.run(); // anything committed while we were not listening
+                wake.accept(Set.of()); // anything committed while we were not listening
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (running) {
                     PGNotification[] notes = pg.getNotifications(500);
                     if (notes != null && notes.length > 0) {
-                        wake.run();
+                        Set<String> payloads = new HashSet<>();
+                        for (PGNotification n : notes) {
+                            payloads.add(n.getParameter());
+                        }
+                        wake.accept(payloads);
                     }
                 }
             } catch (SQLException e) {

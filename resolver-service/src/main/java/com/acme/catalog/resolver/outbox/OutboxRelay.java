@@ -7,7 +7,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -23,8 +26,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.EventWire;
+import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.outbox.RelayRepository.Due;
 import com.acme.catalog.resolver.outbox.RelayRepository.Event;
+import com.acme.catalog.resolver.outbox.RelayRepository.Published;
+import com.acme.catalog.resolver.outbox.RelayRepository.StreamEpoch;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.Counter;
@@ -57,6 +63,11 @@ class OutboxRelay implements SmartLifecycle {
     /** Counts wake-ups; a worker that saw it change while it finished hands the wake on to the dispatcher. */
     private final AtomicLong wakes = new AtomicLong();
     private final AtomicBoolean publishWanted = new AtomicBoolean(true);
+    /** Streams delivered to, or committed to, since the publisher last looked. */
+    private final Set<StreamEpoch> deliveredSince = ConcurrentHashMap.newKeySet();
+    private final Set<StreamEpoch> committedSince = ConcurrentHashMap.newKeySet();
+    /** Publisher thread only: per stream epoch, the position through which every row is known published. */
+    private final Map<StreamEpoch, Long> publishedThrough = new HashMap<>();
     private final HttpClient http;
     private final Counter deliveredEvents;
     private final Counter failedDeliveries;
@@ -111,7 +122,7 @@ class OutboxRelay implements SmartLifecycle {
         workers = new ThreadPoolExecutor(n, n, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
                 r -> new Thread(r, "relay-delivery"));
         listener = new CommitListener(dataSource.getJdbcUrl(), dataSource.getUsername(), dataSource.getPassword(),
-                this::wake);
+                this::committed);
         listenerThread = daemon(listener, "relay-listener");
         listenerThread.start();
         dispatcher = daemon(this::dispatchLoop, "relay-dispatcher");
@@ -151,9 +162,30 @@ class OutboxRelay implements SmartLifecycle {
         return running;
     }
 
+    /** Commit notifications ({@code tenant/catalog/epoch} payloads): wake the dispatcher and the publisher. */
+    private void committed(Set<String> payloads) {
+        for (String payload : payloads) {
+            StreamEpoch s = parse(payload);
+            if (s != null) {
+                committedSince.add(s);
+            }
+        }
+        publishWanted.set(true);
+        wake();
+    }
+
+    private static StreamEpoch parse(String payload) {
+        String[] parts = payload == null ? new String[0] : payload.split("/");
+        try {
+            return parts.length == 3 ? new StreamEpoch(new StreamId(parts[0], parts[1]), Long.parseLong(parts[2]))
+                    : null;
+        } catch (RuntimeException notOurs) {
+            return null;
+        }
+    }
+
     void wake() {
         wakes.incrementAndGet();
-        publishWanted.set(true);
         synchronized (signal) {
             woken = true;
             signal.notifyAll();
@@ -247,6 +279,7 @@ class OutboxRelay implements SmartLifecycle {
             if (through < 0) {
                 return null; // failed: recorded, claim released, retry scheduled
             }
+            deliveredSince.add(new StreamEpoch(due.stream(), due.epoch()));
             publishWanted.set(true);
             p.seenWakes = wakes.get();
             Optional<Boolean> more = repo.delivered(due, through, instance, claimSeconds);
@@ -330,22 +363,48 @@ class OutboxRelay implements SmartLifecycle {
     }
 
     /**
-     * Marks published what every push consumer has (or everything, for streams without one): after deliveries
-     * or commits, at most once per {@code relay.publish-interval}, and once per poll interval regardless.
+     * Marks published what every push consumer has (or everything, for streams without one). After deliveries and
+     * commits, at most once per {@code relay.publish-interval}, only the streams delivered or committed to since the
+     * last tick; once per poll interval, every stream the outbox shows unpublished rows for. Each stream's published-through position
+     * is remembered, so a tick reads only rows above it.
      */
     private void publishTick() {
         boolean pollDue = System.nanoTime() - lastPublishNanos >= props.pollInterval().toNanos();
         if (!publishWanted.getAndSet(false) && !pollDue) {
             return;
         }
-        lastPublishNanos = System.nanoTime();
+        Set<StreamEpoch> streams = new HashSet<>();
+        for (Set<StreamEpoch> since : List.of(deliveredSince, committedSince)) {
+            for (var it = since.iterator(); it.hasNext(); ) {
+                streams.add(it.next());
+                it.remove();
+            }
+        }
         try {
-            for (RelayRepository.StreamEpoch s : repo.streamsWithUnpublished()) {
-                repo.publish(s.stream(), s.epoch());
+            if (pollDue) {
+                lastPublishNanos = System.nanoTime();
+                streams.addAll(repo.streamsWithUnpublished());
+            }
+            for (StreamEpoch s : streams) {
+                publish(s);
             }
         } catch (RuntimeException e) {
             publishWanted.set(true);
+            deliveredSince.addAll(streams);
             log.warn("publishing delivered events failed: {}", e.toString());
+        }
+    }
+
+    private void publish(StreamEpoch s) {
+        Long known = publishedThrough.get(s);
+        long after = known != null ? known : repo.publishedThrough(s.stream(), s.epoch());
+        Published done = repo.publish(s.stream(), s.epoch(), after);
+        if (done.through() < after) {
+            // the stream's history is shorter than what this instance remembers (it cannot be, short of a restore):
+            // forget and read the outbox again next time
+            publishedThrough.remove(s);
+        } else {
+            publishedThrough.put(s, done.through());
         }
     }
 

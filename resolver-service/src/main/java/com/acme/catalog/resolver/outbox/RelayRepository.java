@@ -89,18 +89,36 @@ class RelayRepository {
             """;
     /**
      * Publishes the prefix every push consumer of the stream has been delivered (or has durably processed);
-     * with no push consumer there is nobody to deliver to and everything committed is published.
+     * with no push consumer there is nobody to deliver to and everything committed is published. Only rows above
+     * {@code after} are looked at (every row at or below it is published already), so a call costs the rows it
+     * publishes, not the stream's retained outbox. Answers the target: every row at or below it is published
+     * once this commits.
      */
     private static final String SQL_PUBLISH = """
-            UPDATE outbox SET published_at = clock_timestamp()
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND published_at IS NULL
-               AND position <= coalesce(
-                     (SELECT min(GREATEST(coalesce(d.delivered_through, 0), c.durable_position))
-                        FROM retention_consumer c
-                        LEFT JOIN relay_delivery d ON d.consumer_id = c.consumer_id AND d.tenant = c.tenant
-                                                  AND d.catalog = c.catalog AND d.epoch = c.epoch
-                       WHERE c.tenant = ? AND c.catalog = ? AND c.epoch = ? AND c.delivery_url IS NOT NULL),
-                     (SELECT position FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ?))
+            WITH target AS (
+                SELECT coalesce(
+                         (SELECT min(GREATEST(coalesce(d.delivered_through, 0), c.durable_position))
+                            FROM retention_consumer c
+                            LEFT JOIN relay_delivery d ON d.consumer_id = c.consumer_id AND d.tenant = c.tenant
+                                                      AND d.catalog = c.catalog AND d.epoch = c.epoch
+                           WHERE c.tenant = ? AND c.catalog = ? AND c.epoch = ? AND c.delivery_url IS NOT NULL),
+                         (SELECT position FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ?),
+                         0) AS through
+            ), marked AS (
+                UPDATE outbox o SET published_at = clock_timestamp()
+                  FROM target t
+                 WHERE o.tenant = ? AND o.catalog = ? AND o.epoch = ? AND o.published_at IS NULL
+                   AND o.position > ? AND o.position <= t.through
+                RETURNING 1
+            )
+            SELECT t.through, (SELECT count(*) FROM marked) AS marked FROM target t
+            """;
+    /** Where publishing starts: just below the first unpublished row (the partial index), else the cursor. */
+    private static final String SQL_PUBLISHED_THROUGH = """
+            SELECT coalesce((SELECT min(position) - 1 FROM outbox
+                              WHERE tenant = ? AND catalog = ? AND epoch = ? AND published_at IS NULL),
+                            (SELECT position FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ?),
+                            0)
             """;
     /** One index probe per stream epoch (every outbox row is written under its stream's cursor row). */
     private static final String SQL_UNPUBLISHED_STREAMS = """
@@ -180,13 +198,24 @@ class RelayRepository {
         return jdbc.sql(SQL_RELEASE_ALL).params(instance).update();
     }
 
-    int publish(StreamId s, long epoch) {
-        Integer rows = tx.execute(status -> {
+    /**
+     * Marks published what every push consumer of (s, epoch) has, looking only above {@code after}.
+     *
+     * @return the position through which every row is published, and how many rows this call marked
+     */
+    Published publish(StreamId s, long epoch, long after) {
+        return tx.execute(status -> {
             asyncCommit();
             return jdbc.sql(SQL_PUBLISH).params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch,
-                    s.tenant(), s.catalog(), epoch).update();
+                    s.tenant(), s.catalog(), epoch, after)
+                    .query((rs, n) -> new Published(rs.getLong(1), rs.getInt(2))).single();
         });
-        return rows == null ? 0 : rows;
+    }
+
+    /** The position below which (inclusive) every row of (s, epoch) is published, read from the outbox. */
+    long publishedThrough(StreamId s, long epoch) {
+        return jdbc.sql(SQL_PUBLISHED_THROUGH).params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch)
+                .query(Long.class).single();
     }
 
     List<StreamEpoch> streamsWithUnpublished() {
@@ -212,5 +241,9 @@ class RelayRepository {
     }
 
     record StreamEpoch(StreamId stream, long epoch) {
+    }
+
+    /** What one publish call did: every row at or below {@code through} is published; it marked {@code marked}. */
+    record Published(long through, int marked) {
     }
 }

@@ -254,7 +254,7 @@ class BatchWriteRepository {
             Cursor to) {
         List<Object> p = rowParams(s, items, mappings, policies, releases, revisions, outbox);
         p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
-        p.add(s.tenant() + "/" + s.catalog());
+        p.add(s.tenant() + "/" + s.catalog() + "/" + from.epoch());
         long moved = jdbc.sql(SQL_WRITE_ALL).params(p).query((rs, n) -> 1).list().size();
         if (moved != 1) {
             throw new IllegalStateException("cursor of " + s + " epoch " + from.epoch()
@@ -285,7 +285,7 @@ class BatchWriteRepository {
         p.addAll(List.of(s.tenant(), s.catalog(), from.epoch(), from.position(), from.chainDigest()));
         p.addAll(rowParams);
         p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
-        p.add(s.tenant() + "/" + s.catalog());
+        p.add(s.tenant() + "/" + s.catalog() + "/" + from.epoch());
         return p.toArray();
     }
 

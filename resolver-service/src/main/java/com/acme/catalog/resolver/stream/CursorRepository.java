@@ -31,8 +31,8 @@ public class CursorRepository {
             """;
     /** The advance plus a notification PostgreSQL delivers at commit, waking the outbox relay at once. */
     static final String SQL_ADVANCE_AND_NOTIFY = "WITH moved AS (" + SQL_ADVANCE.strip() + """
-             RETURNING tenant, catalog)
-            SELECT pg_notify('outbox_committed', tenant || '/' || catalog) FROM moved
+             RETURNING tenant, catalog, epoch)
+            SELECT pg_notify('outbox_committed', tenant || '/' || catalog || '/' || epoch) FROM moved
             """;
 
     private final JdbcClient jdbc;

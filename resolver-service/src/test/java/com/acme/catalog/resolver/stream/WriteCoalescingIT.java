@@ -280,7 +280,7 @@ class WriteCoalescingIT extends ResolverIT {
             PGConnection pg = listener.unwrap(PGConnection.class);
             var notes = pg.getNotifications(10_000);
             assertThat(notes).isNotNull();
-            assertThat(List.of(notes).stream().map(n -> n.getParameter()).toList()).contains("acme/notify");
+            assertThat(List.of(notes).stream().map(n -> n.getParameter()).toList()).contains("acme/notify/1");
             listener.createStatement().execute("UNLISTEN outbox_committed");
         }
     }
