@@ -15,13 +15,16 @@ public final class ChainDigest {
     public static final String ZERO = "0".repeat(64);
 
     private static final HexFormat HEX = HexFormat.of();
+    /** A digest per thread: looking one up in the security providers costs more than hashing a small event. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(ChainDigest::sha256);
 
     private ChainDigest() {
     }
 
     /** @return the digest after {@code wire}, given the digest before it; never null */
     public static String next(String previous, String wire) {
-        MessageDigest sha = sha256();
+        MessageDigest sha = SHA256.get();
+        sha.reset();
         sha.update(previous.getBytes(StandardCharsets.US_ASCII));
         sha.update((byte) '\n');
         sha.update(wire.getBytes(StandardCharsets.UTF_8));
@@ -29,7 +32,16 @@ public final class ChainDigest {
     }
 
     public static boolean isDigest(String s) {
-        return s != null && s.length() == 64 && s.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+        if (s == null || s.length() != 64) {
+            return false;
+        }
+        for (int i = 0; i < 64; i++) {
+            char c = s.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public static MessageDigest sha256() {

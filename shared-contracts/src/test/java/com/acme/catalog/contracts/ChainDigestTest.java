@@ -22,6 +22,29 @@ class ChainDigestTest {
     }
 
     @Test
+    void consecutiveDigestsOnOneThreadDoNotLeakIntoEachOther() {
+        String first = ChainDigest.next(ChainDigest.ZERO, "a");
+        String second = ChainDigest.next(first, "b");
+        String fresh = HexFormat.of().formatHex(ChainDigest.sha256()
+                .digest((first + "\nb").getBytes(StandardCharsets.UTF_8)));
+        assertThat(second).isEqualTo(fresh);
+        assertThat(ChainDigest.next(ChainDigest.ZERO, "a")).isEqualTo(first);
+    }
+
+    @Test
+    void isDigestTakesExactlySixtyFourLowercaseHexDigits() {
+        assertThat(ChainDigest.isDigest(ChainDigest.ZERO)).isTrue();
+        assertThat(ChainDigest.isDigest(ChainDigest.next(ChainDigest.ZERO, "x"))).isTrue();
+        assertThat(ChainDigest.isDigest("0".repeat(63))).isFalse();
+        assertThat(ChainDigest.isDigest("0".repeat(65))).isFalse();
+        assertThat(ChainDigest.isDigest("A" + "0".repeat(63))).isFalse();
+        assertThat(ChainDigest.isDigest("g" + "0".repeat(63))).isFalse();
+        assertThat(ChainDigest.isDigest("/" + "0".repeat(63))).isFalse();
+        assertThat(ChainDigest.isDigest(":" + "0".repeat(63))).isFalse();
+        assertThat(ChainDigest.isDigest(null)).isFalse();
+    }
+
+    @Test
     void eventWireRoundTripsExactBytes() {
         String wire = "{\"a\":1,\"payload\":{\"b\":\"}\"}}";
         String digest = ChainDigest.next(ChainDigest.ZERO, wire);
