@@ -2,6 +2,7 @@ package com.acme.catalog.resolver.retention;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
@@ -37,6 +38,22 @@ class RetainedOutboxRepository {
     private static final String SQL_EVENT_ID = """
             SELECT event_id FROM outbox WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ?
             """;
+    /** The partial index {@code outbox_unpublished} answers this with one probe. */
+    private static final String SQL_FIRST_UNPUBLISHED = """
+            SELECT min(position) FROM outbox
+             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND published_at IS NULL
+            """;
+    /**
+     * Walks the primary key upward from {@code after} and stops at the first row that is not ripe (same test as
+     * {@link #SQL_SCAN}), so it reads the rows that ripened since the last look plus one.
+     */
+    private static final String SQL_FIRST_UNRIPE = """
+            SELECT position FROM outbox
+             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?
+               AND (published_at IS NULL OR published_at > clock_timestamp() - make_interval(secs => ?))
+             ORDER BY position
+             LIMIT 1
+            """;
     private static final String SQL_DELETE_RANGE = """
             DELETE FROM outbox WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?
             """;
@@ -66,6 +83,21 @@ class RetainedOutboxRepository {
 
     Optional<UUID> eventId(StreamId s, long epoch, long position) {
         return jdbc.sql(SQL_EVENT_ID).params(s.tenant(), s.catalog(), epoch, position).query(UUID.class).optional();
+    }
+
+    /** The first row of (s, epoch) above {@code after} without {@code published_at}, if any. */
+    OptionalLong firstUnpublished(StreamId s, long epoch, long after) {
+        return jdbc.sql(SQL_FIRST_UNPUBLISHED).params(s.tenant(), s.catalog(), epoch, after).query((rs, n) -> {
+            long first = rs.getLong(1);
+            return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(first);
+        }).single();
+    }
+
+    /** The first row of (s, epoch) in (after, through] that is unpublished or published less than min-age ago. */
+    OptionalLong firstUnripe(StreamId s, long epoch, long after, long through, Duration minAge) {
+        return jdbc.sql(SQL_FIRST_UNRIPE)
+                .params(s.tenant(), s.catalog(), epoch, after, through, minAge.toMillis() / 1000.0)
+                .query(Long.class).optional().map(OptionalLong::of).orElse(OptionalLong.empty());
     }
 
     /** Deletes the rows of (s, epoch) in (after, through]; call under the retention lock. */

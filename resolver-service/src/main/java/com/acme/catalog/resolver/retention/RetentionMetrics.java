@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.StreamMetrics;
@@ -12,6 +13,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
 /**
@@ -84,6 +86,18 @@ class RetentionMetrics {
     void pruned(StreamId s, long events) {
         Counter.builder("resolver.outbox.pruned.events").description("outbox events deleted by the pruner")
                 .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry).increment(events);
+    }
+
+    /**
+     * One status read's pass over the retained outbox of a (stream, epoch): {@code kind} is {@code full} (every
+     * row above P) or {@code incremental} (only what changed since the previous read).
+     */
+    void statusScanned(String kind, long nanos, long rows) {
+        Timer.builder("resolver.retention.status.scan").description("retained-outbox scans of status reads")
+                .tag("kind", kind).register(registry).record(nanos, TimeUnit.NANOSECONDS);
+        Counter.builder("resolver.retention.status.scanned.rows")
+                .description("outbox rows read by the scans of status reads").tag("kind", kind).register(registry)
+                .increment(rows);
     }
 
     void leaseExpired(StreamId s) {

@@ -49,8 +49,17 @@ record RetentionProperties(@DefaultValue("PT1H") Duration minAge, @DefaultValue 
     /**
      * @param enabled         whether gauges are refreshed periodically (besides after each scheduled prune cycle)
      * @param refreshInterval how often
+     * @param fullScanInterval how often a status read re-reads every retained outbox row of a (stream, epoch)
+     *                         instead of only what changed since its last read (PT0S: every read is a full scan)
      */
-    record Status(@DefaultValue("true") boolean enabled, @DefaultValue("PT15S") Duration refreshInterval) {
+    record Status(@DefaultValue("true") boolean enabled, @DefaultValue("PT15S") Duration refreshInterval,
+            @DefaultValue("PT1H") Duration fullScanInterval) {
+
+        Status {
+            if (fullScanInterval.isNegative()) {
+                throw new IllegalArgumentException("retention.status.full-scan-interval must not be negative");
+            }
+        }
     }
 
     /**

@@ -3,6 +3,9 @@ package com.acme.catalog.resolver.retention;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.ApiException;
@@ -18,9 +21,14 @@ import com.acme.catalog.resolver.retention.RetentionStatus.LeaseView;
 
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** Reads {@link RetentionStatus} in one REPEATABLE READ snapshot, so cursor, P and outbox rows agree. */
+/**
+ * Reads {@link RetentionStatus} in one REPEATABLE READ snapshot, so cursor, P and outbox rows agree. Reads of one
+ * stream (the periodic refresh and HTTP requests) take turns, each snapshot taken after the previous read of the
+ * stream ended, so {@link RetainedOutboxScanner} can build on what the previous read verified.
+ */
 @Component
 class RetentionStatusReader {
 
@@ -29,17 +37,20 @@ class RetentionStatusReader {
     private final ConsumerRepository consumers;
     private final LeaseRepository leases;
     private final RetainedOutboxRepository outbox;
+    private final RetainedOutboxScanner scanner;
     private final RetentionProperties properties;
     private final Clock clock;
+    private final Map<StreamId, ReentrantLock> turns = new ConcurrentHashMap<>();
 
     RetentionStatusReader(PlatformTransactionManager txManager, RetentionRepository retention,
             ConsumerRepository consumers, LeaseRepository leases, RetainedOutboxRepository outbox,
-            RetentionProperties properties, Clock clock) {
+            RetainedOutboxScanner scanner, RetentionProperties properties, Clock clock) {
         this.snapshot = Snapshots.readOnly(txManager);
         this.retention = retention;
         this.consumers = consumers;
         this.leases = leases;
         this.outbox = outbox;
+        this.scanner = scanner;
         this.properties = properties;
         this.clock = clock;
     }
@@ -49,6 +60,25 @@ class RetentionStatusReader {
      * @throws ApiException {@code NOT_FOUND} for a stream retention knows nothing about, or an unknown epoch
      */
     RetentionStatus read(StreamId s, Long epoch) {
+        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+            // the caller's transaction may have taken its snapshot before an earlier read of s: scan it all
+            return readInSnapshot(s, epoch, false);
+        }
+        ReentrantLock turn = turns.computeIfAbsent(s, k -> new ReentrantLock());
+        turn.lock();
+        try {
+            return readInSnapshot(s, epoch, true);
+        } finally {
+            turn.unlock();
+        }
+    }
+
+    /** The same status from a scan of every retained row, leaving what incremental reads remember alone. */
+    RetentionStatus readFull(StreamId s, Long epoch) {
+        return readInSnapshot(s, epoch, false);
+    }
+
+    private RetentionStatus readInSnapshot(StreamId s, Long epoch, boolean incremental) {
         return snapshot.execute(status -> {
             long e;
             long cursor;
@@ -64,13 +94,13 @@ class RetentionStatusReader {
                 cursor = retention.epochCursor(s, e).map(EpochCursor::position).orElseThrow(() ->
                         new ApiException(ProblemCode.NOT_FOUND, "stream " + s + " has no epoch " + epoch));
             }
-            return build(s, e, cursor);
+            return build(s, e, cursor, incremental);
         });
     }
 
-    private RetentionStatus build(StreamId s, long epoch, long cursor) {
+    private RetentionStatus build(StreamId s, long epoch, long cursor, boolean incremental) {
         long p = retention.prunedThrough(s, epoch);
-        Scan scan = outbox.scan(s, epoch, p, Long.MAX_VALUE, properties.minAge());
+        Scan scan = incremental ? scanner.scan(s, epoch, p, cursor) : scanner.full(s, epoch, p, false);
         List<ConsumerView> consumerViews = new ArrayList<>();
         List<Blocker> blockers = new ArrayList<>();
         long pruneable = scan.ripeThrough();
