@@ -29,6 +29,7 @@ import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.outbox.RelayRepository.Due;
 import com.acme.catalog.resolver.outbox.RelayRepository.Event;
+import com.acme.catalog.resolver.outbox.RelayRepository.Head;
 import com.acme.catalog.resolver.outbox.RelayRepository.Published;
 import com.acme.catalog.resolver.outbox.RelayRepository.StreamEpoch;
 
@@ -365,8 +366,10 @@ class OutboxRelay implements SmartLifecycle {
     /**
      * Marks published what every push consumer has (or everything, for streams without one). After deliveries and
      * commits, at most once per {@code relay.publish-interval}, only the streams delivered or committed to since the
-     * last tick; once per poll interval, every stream the outbox shows unpublished rows for. Each stream's published-through position
-     * is remembered, so a tick reads only rows above it.
+     * last tick; once per poll interval, every stream whose cursor is ahead of what this instance knows is published
+     * (lost notifications, progress reported without a delivery, other instances' commits). Each stream's
+     * published-through position is remembered, so a tick reads only rows above it; the outbox's partial index of
+     * unpublished rows is read once per stream and process, when nothing is remembered yet.
      */
     private void publishTick() {
         boolean pollDue = System.nanoTime() - lastPublishNanos >= props.pollInterval().toNanos();
@@ -383,7 +386,15 @@ class OutboxRelay implements SmartLifecycle {
         try {
             if (pollDue) {
                 lastPublishNanos = System.nanoTime();
-                streams.addAll(repo.streamsWithUnpublished());
+                for (Head head : repo.heads()) {
+                    Long known = publishedThrough.get(head.stream());
+                    if (known == null || known < head.position()) {
+                        streams.add(head.stream());
+                    }
+                }
+                if (publishedThrough.size() > 100_000) {
+                    publishedThrough.clear(); // fenced epochs pile up over years; the outbox is read again
+                }
             }
             for (StreamEpoch s : streams) {
                 publish(s);

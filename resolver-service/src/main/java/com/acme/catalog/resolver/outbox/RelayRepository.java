@@ -3,11 +3,16 @@ package com.acme.catalog.resolver.outbox;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
 
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCallback;
+import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -39,14 +44,30 @@ class RelayRepository {
              ORDER BY c.tenant, c.catalog, c.consumer_id
              LIMIT ?
             """;
-    private static final String SQL_ASYNC_COMMIT = "SET LOCAL synchronous_commit = off";
-    private static final String SQL_CLAIM = """
-            INSERT INTO relay_delivery (consumer_id, tenant, catalog, epoch, claimed_by, claim_until)
-            VALUES (?, ?, ?, ?, ?, clock_timestamp() + make_interval(secs => ?))
-            ON CONFLICT (consumer_id, tenant, catalog, epoch) DO UPDATE
-               SET claimed_by = excluded.claimed_by, claim_until = excluded.claim_until
-             WHERE relay_delivery.claim_until IS NULL OR relay_delivery.claim_until < clock_timestamp()
-                OR relay_delivery.claimed_by = excluded.claimed_by
+    /** Prefixed to each bookkeeping statement: one round trip, then the commit. */
+    private static final String SQL_ASYNC_COMMIT = "SET LOCAL synchronous_commit = off;\n";
+    /**
+     * The claim and, when it was taken, the first batch after the delivery cursor, in one statement: always one row
+     * with {@code taken}, then the event columns (null when there is none or the claim was not taken).
+     */
+    private static final String SQL_CLAIM_AND_READ = """
+            WITH claim AS (
+                INSERT INTO relay_delivery (consumer_id, tenant, catalog, epoch, claimed_by, claim_until)
+                VALUES (?, ?, ?, ?, ?, clock_timestamp() + make_interval(secs => ?))
+                ON CONFLICT (consumer_id, tenant, catalog, epoch) DO UPDATE
+                   SET claimed_by = excluded.claimed_by, claim_until = excluded.claim_until
+                 WHERE relay_delivery.claim_until IS NULL OR relay_delivery.claim_until < clock_timestamp()
+                    OR relay_delivery.claimed_by = excluded.claimed_by
+                RETURNING 1
+            ), claimed AS (
+                SELECT count(*) > 0 AS taken FROM claim
+            )
+            SELECT c.taken, o.position, o.wire, o.chain_digest, o.occurred_at
+              FROM claimed c
+              LEFT JOIN LATERAL (SELECT position, wire, chain_digest, occurred_at FROM outbox
+                                  WHERE c.taken AND tenant = ? AND catalog = ? AND epoch = ? AND position > ?
+                                  ORDER BY position LIMIT ?) o ON true
+             ORDER BY o.position
             """;
     private static final String SQL_EVENTS = """
             SELECT position, wire, chain_digest, occurred_at FROM outbox
@@ -120,18 +141,18 @@ class RelayRepository {
                             (SELECT position FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ?),
                             0)
             """;
-    /** One index probe per stream epoch (every outbox row is written under its stream's cursor row). */
-    private static final String SQL_UNPUBLISHED_STREAMS = """
-            SELECT cur.tenant, cur.catalog, cur.epoch FROM stream_cursor cur
-             WHERE EXISTS (SELECT 1 FROM outbox o WHERE o.tenant = cur.tenant AND o.catalog = cur.catalog
-                                                    AND o.epoch = cur.epoch AND o.published_at IS NULL)
+    /** Every stream epoch and its head: the publisher compares them with what it knows is published. */
+    private static final String SQL_HEADS = """
+            SELECT tenant, catalog, epoch, position FROM stream_cursor
             """;
 
     private final JdbcClient jdbc;
+    private final JdbcTemplate template;
     private final TransactionTemplate tx;
 
-    RelayRepository(JdbcClient jdbc, TransactionTemplate tx) {
+    RelayRepository(JdbcClient jdbc, JdbcTemplate template, TransactionTemplate tx) {
         this.jdbc = jdbc;
+        this.template = template;
         this.tx = tx;
     }
 
@@ -145,12 +166,20 @@ class RelayRepository {
      * @return empty when another instance holds the claim; otherwise the events (possibly none)
      */
     Optional<List<Event>> claimAndRead(Due d, String instance, long claimSeconds, long after, int limit) {
-        return tx.execute(status -> {
-            asyncCommit();
-            int claimed = jdbc.sql(SQL_CLAIM).params(d.consumerId(), d.stream().tenant(), d.stream().catalog(),
-                    d.epoch(), instance, claimSeconds).update();
-            return claimed == 1 ? Optional.of(events(d.stream(), d.epoch(), after, limit)) : Optional.empty();
-        });
+        StreamId s = d.stream();
+        return asyncCommit(SQL_CLAIM_AND_READ, rs -> {
+            List<Event> events = new ArrayList<>();
+            boolean taken = false;
+            while (rs.next()) {
+                taken = rs.getBoolean(1);
+                long position = rs.getLong(2);
+                if (!rs.wasNull()) {
+                    events.add(new Event(position, rs.getString(3), rs.getString(4), rs.getTimestamp(5).toInstant()));
+                }
+            }
+            return taken ? Optional.of(events) : Optional.<List<Event>>empty();
+        }, d.consumerId(), s.tenant(), s.catalog(), d.epoch(), instance, claimSeconds, s.tenant(), s.catalog(),
+                d.epoch(), after, limit);
     }
 
     List<Event> events(StreamId s, long epoch, long after, int limit) {
@@ -167,20 +196,15 @@ class RelayRepository {
      */
     Optional<Boolean> delivered(Due d, long through, String instance, long claimSeconds) {
         StreamId s = d.stream();
-        return tx.execute(status -> {
-            asyncCommit();
-            return jdbc.sql(SQL_DELIVERED).params(through, claimSeconds, s.tenant(), s.catalog(), d.epoch(), through,
-                    d.consumerId(), s.tenant(), s.catalog(), d.epoch(), instance).query(Boolean.class).optional();
-        });
+        return asyncCommit(SQL_DELIVERED, rs -> rs.next() ? Optional.of(rs.getBoolean(1)) : Optional.<Boolean>empty(),
+                through, claimSeconds, s.tenant(), s.catalog(), d.epoch(), through, d.consumerId(), s.tenant(),
+                s.catalog(), d.epoch(), instance);
     }
 
     /** Releases the claim without delivering (nothing to send). */
     void release(Due d, String instance) {
-        tx.executeWithoutResult(status -> {
-            asyncCommit();
-            jdbc.sql(SQL_RELEASE).params(d.consumerId(), d.stream().tenant(), d.stream().catalog(), d.epoch(),
-                    instance).update();
-        });
+        asyncCommit(SQL_RELEASE + " RETURNING 1", rs -> null, d.consumerId(), d.stream().tenant(),
+                d.stream().catalog(), d.epoch(), instance);
     }
 
     void failed(Due d, String error, double backoffSeconds, String instance) {
@@ -204,12 +228,10 @@ class RelayRepository {
      * @return the position through which every row is published, and how many rows this call marked
      */
     Published publish(StreamId s, long epoch, long after) {
-        return tx.execute(status -> {
-            asyncCommit();
-            return jdbc.sql(SQL_PUBLISH).params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch,
-                    s.tenant(), s.catalog(), epoch, after)
-                    .query((rs, n) -> new Published(rs.getLong(1), rs.getInt(2))).single();
-        });
+        return asyncCommit(SQL_PUBLISH, rs -> {
+            rs.next();
+            return new Published(rs.getLong(1), rs.getInt(2));
+        }, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch, after);
     }
 
     /** The position below which (inclusive) every row of (s, epoch) is published, read from the outbox. */
@@ -218,13 +240,30 @@ class RelayRepository {
                 .query(Long.class).single();
     }
 
-    List<StreamEpoch> streamsWithUnpublished() {
-        return jdbc.sql(SQL_UNPUBLISHED_STREAMS).query((rs, n) -> new StreamEpoch(
-                new StreamId(rs.getString(1), rs.getString(2)), rs.getLong(3))).list();
+    /** Every stream epoch with its head position. */
+    List<Head> heads() {
+        return jdbc.sql(SQL_HEADS).query((rs, n) -> new Head(new StreamEpoch(
+                new StreamId(rs.getString(1), rs.getString(2)), rs.getLong(3)), rs.getLong(4))).list();
     }
 
-    private void asyncCommit() {
-        jdbc.sql(SQL_ASYNC_COMMIT).update();
+    /**
+     * Runs {@code sql} (one statement answering rows) in its own transaction that commits without waiting for the
+     * disk: the {@code SET LOCAL} and the statement go in one round trip, the commit in a second.
+     */
+    private <T> T asyncCommit(String sql, ResultSetExtractor<T> answer, Object... params) {
+        return tx.execute(status -> template.execute(SQL_ASYNC_COMMIT + sql, (PreparedStatementCallback<T>) ps -> {
+            new ArgumentPreparedStatementSetter(params).setValues(ps);
+            ps.execute();
+            while (!ps.getMoreResults() && ps.getUpdateCount() != -1) {
+                // the SET's update count: on to the statement's rows
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                if (rs == null) {
+                    throw new IllegalStateException("relay bookkeeping statement answered no rows: " + sql);
+                }
+                return answer.extractData(rs);
+            }
+        }));
     }
 
     private static Due due(ResultSet rs, int n) throws SQLException {
@@ -241,6 +280,10 @@ class RelayRepository {
     }
 
     record StreamEpoch(StreamId stream, long epoch) {
+    }
+
+    /** A stream epoch and its cursor position. */
+    record Head(StreamEpoch stream, long position) {
     }
 
     /** What one publish call did: every row at or below {@code through} is published; it marked {@code marked}. */

@@ -13,11 +13,12 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The published mark costs the rows it marks: a publish call looks only above the position it is told every row is
- * published through, so a stream's retained outbox is not re-read on every tick. Relay threads are off here; the
- * repository is driven directly.
+ * The relay's bookkeeping statements, driven directly (relay threads are off here): the published mark costs the
+ * rows it marks (a publish call looks only above the position it is told every row is published through, so a
+ * stream's retained outbox is not re-read on every tick), and the claim taken together with the first batch is
+ * exclusive between instances.
  */
-class RelayPublishIT extends ResolverIT {
+class RelayRepositoryIT extends ResolverIT {
 
     private static final StreamId S = new StreamId("acme", "publish");
     private static final StreamId PUSHED = new StreamId("acme", "pushed");
@@ -63,6 +64,34 @@ class RelayPublishIT extends ResolverIT {
         assertThat(unpublished(PUSHED)).containsExactly(2L, 3L, 4L);
         // nothing more is delivered: a second call marks nothing and keeps the target
         assertThat(repo.publish(PUSHED, 1, 1)).isEqualTo(new Published(1, 0));
+    }
+
+    @Test
+    void theClaimAndItsFirstBatchComeInOneStatementAndOnlyOneInstanceHoldsTheClaim() {
+        StreamId claims = new StreamId("acme", "claims");
+        write(claims, 3);
+        assertThat(post("/v1/retention/consumers", "c", """
+                {"consumerId":"pusher","tenant":"acme","catalog":"claims","epoch":1,
+                 "deliveryUrl":"http://localhost:9/none"}""").status()).isLessThan(300);
+        RelayRepository.Due due = new RelayRepository.Due("pusher", claims, 1, "http://localhost:9/none", 0, 3);
+
+        var first = repo.claimAndRead(due, "instance-a", 30, 0, 2);
+        assertThat(first).isPresent();
+        assertThat(first.get()).extracting(RelayRepository.Event::position).containsExactly(1L, 2L);
+        // another instance gets nothing while A holds it, not even an empty batch
+        assertThat(repo.claimAndRead(due, "instance-b", 30, 0, 2)).isEmpty();
+        // A delivers through 2: more waits, so A keeps the claim; then through 3: caught up, released
+        assertThat(repo.delivered(due, 2, "instance-a", 30)).contains(true);
+        assertThat(repo.claimAndRead(due, "instance-b", 30, 2, 2)).isEmpty();
+        assertThat(repo.delivered(due, 3, "instance-a", 30)).contains(false);
+        var taken = repo.claimAndRead(due, "instance-b", 30, 3, 2);
+        assertThat(taken).isPresent();
+        assertThat(taken.get()).isEmpty(); // claimed, nothing left to send
+        // a claim that is not held cannot be released or advanced by someone else
+        repo.release(due, "instance-a");
+        assertThat(repo.claimAndRead(due, "instance-a", 30, 3, 2)).isEmpty();
+        repo.release(due, "instance-b");
+        assertThat(repo.claimAndRead(due, "instance-a", 30, 3, 2)).isPresent();
     }
 
     private void write(StreamId s, int items) {
