@@ -1,9 +1,13 @@
 package com.acme.catalog.bench;
 
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -51,7 +55,7 @@ final class PropagationScenario implements Scenario {
     @Override
     public String description() {
         return "commit -> applied in the product at a paced rate [--rate=1000 --seconds=20 --streams=4 --batch=5 "
-                + "--writers=32 --warmup=5]";
+                + "--writers=32 --warmup=5 --client=urlconnection|jdk]";
     }
 
     @Override
@@ -62,12 +66,19 @@ final class PropagationScenario implements Scenario {
         int batch = o.integer("batch", 5);
         int writers = o.integer("writers", 32);
         int warmup = o.integer("warmup", 5);
+        String client = o.string("client", "urlconnection");
+        if (!client.equals("urlconnection") && !client.equals("jdk")) {
+            throw new IllegalArgumentException("--client is urlconnection or jdk, got " + client);
+        }
+        // keep an idle connection per writer thread (the JDK keeps 5 by default and would reconnect the rest)
+        System.setProperty("http.maxConnections", Integer.toString(Math.max(5, o.integer("writers", 32))));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("targetEventsPerSecond", rate);
         out.put("streams", streams);
         out.put("changesPerTransaction", batch);
         out.put("writerThreads", writers);
         out.put("warmupSeconds", warmup);
+        out.put("writeClient", client);
         out.put("loadAverageAtStart", loadAverage());
         try (TestDatabase rdb = TestDatabase.create("bench_prop_resolver");
              TestDatabase pdb = TestDatabase.create("bench_prop_product")) {
@@ -90,7 +101,9 @@ final class PropagationScenario implements Scenario {
                             "{\"consumerId\":\"product-1\",\"tenant\":\"bench\",\"catalog\":\"prop-" + s
                                     + "\",\"epoch\":1,\"deliveryUrl\":\"" + product.baseUrl() + "/v1/inbox/events\"}");
                 }
-                Run run = new Run(http, resolver, pdb, streams, batch, writers);
+                Writer writer = client.equals("jdk") ? (url, body) -> send(http, "POST", url, "w", body)
+                        : PropagationScenario::postKeepAlive;
+                Run run = new Run(writer, resolver, pdb, streams, batch, writers);
                 try {
                     if (warmup > 0) {
                         WriteScenario.progress("propagation: warming up, %d events/s for %d s", rate, warmup);
@@ -117,9 +130,15 @@ final class PropagationScenario implements Scenario {
         return out;
     }
 
+    /** Sends one write (POST with the writer token) and answers the response body; throws unless 2xx. */
+    @FunctionalInterface
+    private interface Writer {
+        String post(String url, String body) throws Exception;
+    }
+
     /** Paced writers and one observer of the product's applied positions, over one or more phases. */
     private static final class Run implements AutoCloseable {
-        private final HttpClient http;
+        private final Writer writer;
         private final ServiceProcess resolver;
         private final int streams;
         private final String body;
@@ -132,8 +151,8 @@ final class PropagationScenario implements Scenario {
         private final Thread observer;
         private final int batch;
 
-        Run(HttpClient http, ServiceProcess resolver, TestDatabase pdb, int streams, int batch, int writerThreads) {
-            this.http = http;
+        Run(Writer writer, ServiceProcess resolver, TestDatabase pdb, int streams, int batch, int writerThreads) {
+            this.writer = writer;
             this.resolver = resolver;
             this.streams = streams;
             this.batch = batch;
@@ -173,8 +192,8 @@ final class PropagationScenario implements Scenario {
                 int s = (int) (n % streams);
                 writers.execute(() -> {
                     try {
-                        String res = send(http, "POST", resolver.baseUrl() + "/v1/streams/bench/prop-" + s
-                                + "/transactions", "w", body);
+                        String res = writer.post(resolver.baseUrl() + "/v1/streams/bench/prop-" + s
+                                + "/transactions", body);
                         long now = System.nanoTime();
                         int at = res.indexOf("\"lastPosition\":");
                         long last = Long.parseLong(res.substring(at + 15, res.indexOf(',', at)));
@@ -357,6 +376,32 @@ final class PropagationScenario implements Scenario {
                 lat.add(System.nanoTime() - sent);
             }
             return lat.summary(System.nanoTime() - t0);
+        }
+    }
+
+    /**
+     * A write over {@link HttpURLConnection}: blocking, on the JDK's keep-alive connection cache. The load generator
+     * shares the 2 cores with the services; per request this costs it about half the CPU of {@link HttpClient}'s
+     * asynchronous machinery (docs/benchmarks.md), which is left to the services.
+     */
+    private static String postKeepAlive(String url, String body) throws Exception {
+        HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+        c.setRequestMethod("POST");
+        c.setDoOutput(true);
+        c.setRequestProperty("Authorization", "Bearer w");
+        c.setRequestProperty("Content-Type", "application/json");
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        c.setFixedLengthStreamingMode(bytes.length);
+        try (OutputStream out = c.getOutputStream()) {
+            out.write(bytes);
+        }
+        int status = c.getResponseCode();
+        try (InputStream in = status / 100 == 2 ? c.getInputStream() : c.getErrorStream()) {
+            String text = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            if (status / 100 != 2) {
+                throw new IllegalStateException("POST " + url + " answered " + status + ": " + text);
+            }
+            return text;
         }
     }
 
