@@ -147,6 +147,9 @@ final class PropagationScenario implements Scenario {
         private final List<ConcurrentSkipListMap<Long, Long>> committed = new java.util.ArrayList<>();
         private final AtomicReference<Latencies> latencies = new AtomicReference<>(new Latencies());
         private final AtomicLong polls = new AtomicLong();
+        /** Per second of the current phase: [writes over 25 ms, worst latency ns], to see whether slow writes cluster. */
+        private final Map<Long, long[]> bySecond = new java.util.concurrent.ConcurrentHashMap<>();
+        private volatile long phaseStart = System.nanoTime();
         private final AtomicBoolean observing = new AtomicBoolean(true);
         private final Thread observer;
         private final int batch;
@@ -172,6 +175,8 @@ final class PropagationScenario implements Scenario {
 
         Map<String, Object> phase(int rate, int seconds) throws Exception {
             Latencies lat = new Latencies();
+            bySecond.clear();
+            phaseStart = System.nanoTime();
             latencies.set(lat);
             long pollsBefore = polls.get();
             long transactionsPerSecond = Math.max(1, rate / batch);
@@ -219,6 +224,14 @@ final class PropagationScenario implements Scenario {
             m.put("propagation", lat.summary(wall));
             m.put("unobserved", pending());
             m.put("observerPollsPerSecond", Latencies.round((polls.get() - pollsBefore) / (wall / 1e9)));
+            // seconds (from the phase start) in which some write took over 25 ms: "second: writes over / worst ms"
+            Map<String, String> slow = new LinkedHashMap<>();
+            new TreeMap<>(bySecond).forEach((sec, v) -> {
+                if (v[0] > 0) {
+                    slow.put(Long.toString(sec), v[0] + " / " + Latencies.round(v[1] / 1e6));
+                }
+            });
+            m.put("secondsWithWritesOver25Ms", slow);
             committed.forEach(Map::clear);
             return m;
         }
@@ -251,7 +264,14 @@ final class PropagationScenario implements Scenario {
                             for (Map.Entry<Long, Long> w = writes.firstEntry(); w != null && w.getKey() <= applied;
                                     w = writes.firstEntry()) {
                                 if (writes.remove(w.getKey(), w.getValue())) {
-                                    lat.add(Math.max(0, now - w.getValue()));
+                                    long latency = Math.max(0, now - w.getValue());
+                                    lat.add(latency);
+                                    long[] sec = bySecond.computeIfAbsent((w.getValue() - phaseStart) / 1_000_000_000L,
+                                            k -> new long[2]);
+                                    synchronized (sec) {
+                                        sec[0] += latency > 25_000_000L ? 1 : 0;
+                                        sec[1] = Math.max(sec[1], latency);
+                                    }
                                 }
                             }
                         }
