@@ -25,6 +25,48 @@ final class ProcessCpu {
         }
     }
 
+    /**
+     * CPU milliseconds of every {@code postgres} process alive now: backends of every database, parallel workers,
+     * autovacuum, WAL writer, checkpointer. A process that exits between two readings takes its CPU with it, so
+     * the difference is a lower bound of what the server used in between.
+     */
+    static long postgresMillis() {
+        long total = 0;
+        try (var procs = Files.list(Path.of("/proc"))) {
+            for (Path dir : (Iterable<Path>) procs::iterator) {
+                String name = dir.getFileName().toString();
+                if (!name.chars().allMatch(Character::isDigit)) {
+                    continue;
+                }
+                try {
+                    if (Files.readString(dir.resolve("comm")).trim().equals("postgres")) {
+                        total += Math.max(0, millis(Long.parseLong(name)));
+                    }
+                } catch (Exception gone) {
+                    // exited while we looked
+                }
+            }
+        } catch (Exception e) {
+            return -1;
+        }
+        return total;
+    }
+
+    /** Busy and total CPU milliseconds of the whole machine, all cores, from the first line of /proc/stat. */
+    static long[] machineMillis() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < Math.min(f.length, 9); i++) { // user nice system idle iowait irq softirq steal
+                total += Long.parseLong(f[i]);
+            }
+            long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
+            return new long[] {(total - idle) * 10, total * 10};
+        } catch (Exception e) {
+            return new long[] {-1, -1};
+        }
+    }
+
     /** CPU milliseconds of every PostgreSQL backend connected to {@code db} now, the asking one excluded. */
     static long databaseBackendsMillis(TestDatabase db) {
         long total = 0;

@@ -355,14 +355,31 @@ final class PropagationScenario implements Scenario {
         m.put("resolverDatabase", ProcessCpu.databaseBackendsMillis(rdb));
         m.put("productDatabase", ProcessCpu.databaseBackendsMillis(pdb));
         m.put("bench", ProcessCpu.millis(ProcessHandle.current().pid()));
+        m.put("postgresAllProcesses", ProcessCpu.postgresMillis());
+        long[] machine = ProcessCpu.machineMillis();
+        m.put("machineBusy", machine[0]);
+        m.put("machineTotal", machine[1]);
         return m;
     }
 
 
 
+    /**
+     * Per event: each component's CPU, {@code postgresAllProcesses} (every PostgreSQL process, parallel workers
+     * and autovacuum included, which the per-database figures miss) and {@code machine} (all processes); plus
+     * {@code machineBusyPercent}, how busy the whole machine's cores were over the phase.
+     */
     private static Map<String, Object> cpuPerEvent(Map<String, Long> before, Map<String, Long> after, long events) {
         Map<String, Object> out = new LinkedHashMap<>();
-        after.forEach((k, v) -> out.put(k, Latencies.round(events == 0 ? 0 : (v - before.get(k)) / (double) events)));
+        after.forEach((k, v) -> {
+            if (!k.equals("machineBusy") && !k.equals("machineTotal")) {
+                out.put(k, Latencies.round(events == 0 ? 0 : (v - before.get(k)) / (double) events));
+            }
+        });
+        long busy = after.get("machineBusy") - before.get("machineBusy");
+        long total = after.get("machineTotal") - before.get("machineTotal");
+        out.put("machine", Latencies.round(events == 0 ? 0 : busy / (double) events));
+        out.put("machineBusyPercent", Latencies.round(total <= 0 ? 0 : 100.0 * busy / total));
         return out;
     }
 
