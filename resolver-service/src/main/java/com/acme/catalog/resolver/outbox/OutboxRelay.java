@@ -388,6 +388,10 @@ class OutboxRelay implements SmartLifecycle {
                 lastPublishNanos = System.nanoTime();
                 for (Head head : repo.heads()) {
                     Long known = publishedThrough.get(head.stream());
+                    if (known != null && known > head.position()) {
+                        publishedThrough.remove(head.stream()); // the cursor went back (a restore): read again
+                        known = null;
+                    }
                     if (known == null || known < head.position()) {
                         streams.add(head.stream());
                     }
@@ -410,13 +414,9 @@ class OutboxRelay implements SmartLifecycle {
         Long known = publishedThrough.get(s);
         long after = known != null ? known : repo.publishedThrough(s.stream(), s.epoch());
         Published done = repo.publish(s.stream(), s.epoch(), after);
-        if (done.through() < after) {
-            // the stream's history is shorter than what this instance remembers (it cannot be, short of a restore):
-            // forget and read the outbox again next time
-            publishedThrough.remove(s);
-        } else {
-            publishedThrough.put(s, done.through());
-        }
+        // a push consumer registered behind the published prefix brings the target below what is published already;
+        // rows at or below `after` stay published either way (a cursor that went back is caught by the poll)
+        publishedThrough.put(s, Math.max(after, done.through()));
     }
 
     private static String abbreviate(String s) {
