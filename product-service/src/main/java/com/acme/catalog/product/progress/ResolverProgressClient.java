@@ -1,5 +1,7 @@
 package com.acme.catalog.product.progress;
 
+import java.net.http.HttpClient;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -7,7 +9,7 @@ import com.acme.catalog.contracts.StreamId;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
-import org.springframework.http.client.SimpleClientHttpRequestFactory;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
 
@@ -21,11 +23,11 @@ class ResolverProgressClient {
     ResolverProgressClient(@Value("${product.resolver-url}") String resolverUrl,
             @Value("${product.resolver-token:}") String token, @Value("${product.consumer-id}") String consumerId,
             @Value("${product.progress.request-timeout-ms:5000}") long timeoutMs) {
-        // HttpURLConnection with its keep-alive cache: the JDK HttpClient's selector and worker threads cost about
-        // twice the CPU per request on a busy 2-core box (docs/benchmarks.md, "Propagation")
-        SimpleClientHttpRequestFactory factory = new SimpleClientHttpRequestFactory();
-        factory.setConnectTimeout((int) timeoutMs);
-        factory.setReadTimeout((int) timeoutMs);
+        // HTTP/1.1: the default would offer an h2c upgrade on every new connection to the plain-http resolver
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofMillis(timeoutMs)).build();
+        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
+        factory.setReadTimeout(Duration.ofMillis(timeoutMs));
         RestClient.Builder b = RestClient.builder().baseUrl(resolverUrl).requestFactory(factory);
         if (!token.isBlank()) {
             b.defaultHeader("Authorization", "Bearer " + token);

@@ -1,5 +1,10 @@
 package com.acme.catalog.resolver.outbox;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -22,7 +27,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.web.KeepAliveHttp;
 import com.acme.catalog.resolver.outbox.RelayRepository.Due;
 import com.acme.catalog.resolver.outbox.RelayRepository.Event;
 import com.acme.catalog.resolver.outbox.RelayRepository.Head;
@@ -65,7 +69,7 @@ class OutboxRelay implements SmartLifecycle {
     private final Set<StreamEpoch> committedSince = ConcurrentHashMap.newKeySet();
     /** Publisher thread only: per stream epoch, the position through which every row is known published. */
     private final Map<StreamEpoch, Long> publishedThrough = new HashMap<>();
-    private final KeepAliveHttp http;
+    private final HttpClient http;
     private final Counter deliveredEvents;
     private final Counter failedDeliveries;
     private final Timer deliveryTime;
@@ -85,7 +89,8 @@ class OutboxRelay implements SmartLifecycle {
         this.repo = repo;
         this.props = props;
         this.dataSource = dataSource;
-        this.http = new KeepAliveHttp(props.timeout());
+        // HTTP/1.1: the default would offer an h2c upgrade on every new connection to a plain-http consumer
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(props.timeout()).build();
         this.deliveredEvents = Counter.builder("resolver.relay.delivered.events")
                 .description("events delivered to consumers (a redelivery counts again)").register(registry);
         this.failedDeliveries = Counter.builder("resolver.relay.failed.deliveries")
@@ -314,9 +319,16 @@ class OutboxRelay implements SmartLifecycle {
         body.append("]}");
         long started = System.nanoTime();
         try {
-            KeepAliveHttp.Answer res = http.send("POST", due.deliveryUrl(), props.token(), body.toString());
-            if (!res.ok()) {
-                throw new DeliveryFailed("HTTP " + res.status() + ": " + abbreviate(res.body()));
+            HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(due.deliveryUrl()))
+                    .timeout(props.timeout())
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+            if (!props.token().isEmpty()) {
+                req.header("Authorization", "Bearer " + props.token());
+            }
+            HttpResponse<String> res = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+            if (res.statusCode() / 100 != 2) {
+                throw new DeliveryFailed("HTTP " + res.statusCode() + ": " + abbreviate(res.body()));
             }
             deliveryTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
             deliveryLag.record(Duration.between(events.get(0).occurredAt(), Instant.now()));
