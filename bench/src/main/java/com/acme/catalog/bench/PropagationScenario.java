@@ -54,8 +54,8 @@ final class PropagationScenario implements Scenario {
 
     @Override
     public String description() {
-        return "commit -> applied in the product at a paced rate [--rate=1000 --seconds=20 --streams=4 --batch=5 "
-                + "--writers=32 --warmup=5 --client=urlconnection|jdk]";
+        return "commit -> applied in the product at a paced rate [--rate=1000 (events/s) --seconds=20 --streams=4 "
+                + "--batch=5 (changes per write) --writers=32 --warmup=5 --client=urlconnection|jdk]";
     }
 
     @Override
@@ -219,6 +219,8 @@ final class PropagationScenario implements Scenario {
             }
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("achievedEventsPerSecond", Latencies.round(done.get() * batch / (wall / 1e9)));
+            // one write = one POST …/transactions of `batch` changes (the "writes/s")
+            m.put("achievedWritesPerSecond", Latencies.round(done.get() / (wall / 1e9)));
             m.put("failedWrites", failed.get());
             m.put("pacingFellBehind", behind);
             m.put("propagation", lat.summary(wall));
