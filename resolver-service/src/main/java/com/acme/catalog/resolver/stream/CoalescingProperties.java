@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver.stream;
 
+import java.time.Duration;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -11,12 +13,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxTransactions most logical transactions per physical transaction
  * @param maxEvents       most events (changes) per physical transaction
  * @param maxBytes        most request bytes (as the clients sent them) per physical transaction
+ * @param maxWait         how long a leader may wait for more writes of its stream before committing (group commit
+ *                        with a bounded wait); zero, the default, never waits: an idle stream's write starts at once
  */
 @ConfigurationProperties("resolver.write.coalescing")
 record CoalescingProperties(@DefaultValue("true") boolean enabled, @DefaultValue("64") int maxTransactions,
-        @DefaultValue("500") int maxEvents, @DefaultValue("4194304") long maxBytes) {
+        @DefaultValue("500") int maxEvents, @DefaultValue("4194304") long maxBytes,
+        @DefaultValue("0ms") Duration maxWait) {
 
     CoalescingProperties {
+        if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(Duration.ofSeconds(1)) > 0) {
+            throw new IllegalArgumentException("resolver.write.coalescing.max-wait must be between 0 and 1s, got "
+                    + maxWait);
+        }
         if (maxTransactions < 1 || maxEvents < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("resolver.write.coalescing bounds must be at least 1, got "
                     + maxTransactions + " transactions, " + maxEvents + " events, " + maxBytes + " bytes");

@@ -3,6 +3,7 @@ package com.acme.catalog.resolver.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -40,7 +41,7 @@ class WriteCoalescerTest {
     @Test
     void writesQueuedBehindAnInFlightTransactionShareTheNextOne() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
@@ -62,7 +63,7 @@ class WriteCoalescerTest {
     @Test
     void boundsSplitTheQueueIntoSeveralTransactions() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 3, 500, 1 << 20));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 3, 500, 1 << 20, Duration.ZERO));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
@@ -81,7 +82,7 @@ class WriteCoalescerTest {
     @Test
     void aFailingWriteIsTakenOutAndTheOthersAreRetriedWithoutIt() throws Exception {
         FakePhysical physical = new FakePhysical(id -> id.startsWith("bad"));
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         List<CompletableFuture<WriteResult>> good = new ArrayList<>();
@@ -114,7 +115,7 @@ class WriteCoalescerTest {
     @Test
     void aFailureNoWriteCausedSendsEachWriteAlone() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         physical.failNextUnattributed = true;
@@ -134,7 +135,7 @@ class WriteCoalescerTest {
     @Test
     void aFailedCommitIsNotRetriedAndEveryCallerOfItGetsTheError() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         physical.failNextCommit = true;
@@ -151,6 +152,67 @@ class WriteCoalescerTest {
         assertThat(physical.attemptSizes).containsExactly(1, 3);
         // the stream keeps working
         assertThat(submit(c, "a9").get(10, TimeUnit.SECONDS).firstPosition()).isEqualTo(2);
+    }
+
+    @Test
+    void withMaxWaitTheLeaderWaitsForCompanionsAndCommitsThemTogether() throws Exception {
+        FakePhysical physical = new FakePhysical(id -> false);
+        physical.release(); // nothing is held: only the wait can group these writes
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20,
+                Duration.ofSeconds(1)));
+        CompletableFuture<WriteResult> first = submit(c, "w0");
+        awaitQueued(c, 1); // the leader is waiting with its own write still queued
+        CompletableFuture<WriteResult> second = submit(c, "w1");
+        CompletableFuture<WriteResult> third = submit(c, "w2");
+        awaitQueued(c, 3);
+
+        // the wait ends at max-wait (1 s) at the latest; all three share one physical transaction (without the
+        // wait the first would have committed alone at once: nothing holds the physical write)
+        assertThat(first.get(10, TimeUnit.SECONDS).firstPosition()).isEqualTo(1);
+        assertThat(List.of(second.get(10, TimeUnit.SECONDS).lastPosition(),
+                third.get(10, TimeUnit.SECONDS).lastPosition())).containsExactlyInAnyOrder(2L, 3L);
+        assertThat(physical.groupSizes).containsExactly(3);
+    }
+
+    @Test
+    void aFullGroupEndsTheWaitAtOnce() throws Exception {
+        FakePhysical physical = new FakePhysical(id -> false);
+        physical.release();
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 3, 500, 1 << 20,
+                Duration.ofSeconds(1)));
+        long started = System.nanoTime();
+        List<CompletableFuture<WriteResult>> writes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            writes.add(submit(c, "f" + i));
+        }
+        for (CompletableFuture<WriteResult> w : writes) {
+            w.get(10, TimeUnit.SECONDS);
+        }
+        // three writes fill max-transactions: committed without waiting out the second
+        assertThat(System.nanoTime() - started).isLessThan(TimeUnit.MILLISECONDS.toNanos(900));
+        assertThat(physical.groupSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(3);
+        assertThat(physical.groupSizes).contains(3);
+    }
+
+    @Test
+    void aLoneWriteWaitsNoLongerThanMaxWait() throws Exception {
+        FakePhysical physical = new FakePhysical(id -> false);
+        physical.release();
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20,
+                Duration.ofMillis(50)));
+        long started = System.nanoTime();
+        assertThat(submit(c, "alone").get(10, TimeUnit.SECONDS).firstPosition()).isEqualTo(1);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertThat(tookMs).isBetween(45L, 5000L);
+        assertThat(physical.groupSizes).containsExactly(1);
+    }
+
+    @Test
+    void maxWaitIsBounded() {
+        assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private WriteCoalescer coalescer(FakePhysical physical, CoalescingProperties bounds) {

@@ -3,6 +3,7 @@ package com.acme.catalog.resolver.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -210,7 +211,7 @@ class WriteCoalescingIT extends ResolverIT {
     void twoInstancesWritingOneStreamStayGapless() throws Exception {
         StreamId stream = new StreamId("acme", "two-nodes");
         StreamWriter other = new StreamWriter(tx, cursors, chunkWriter, state, outbox, json, metrics,
-                new CoalescingProperties(true, 64, 500, 1 << 22));
+                new CoalescingProperties(true, 64, 500, 1 << 22, Duration.ofMillis(2))); // this one lingers
         List<CompletableFuture<List<WriteResult>>> threads = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
             StreamWriter node = t % 2 == 0 ? writer : other;
