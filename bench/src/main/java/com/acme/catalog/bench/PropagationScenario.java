@@ -143,9 +143,11 @@ final class PropagationScenario implements Scenario {
         private final int streams;
         private final String body;
         private final ExecutorService writers;
-        /** Per stream: last position of each write -> nanos its HTTP answer arrived. */
-        private final List<ConcurrentSkipListMap<Long, Long>> committed = new java.util.ArrayList<>();
+        /** Per stream: last position of each write -> {nanos it was sent, nanos its HTTP answer arrived}. */
+        private final List<ConcurrentSkipListMap<Long, long[]>> committed = new java.util.ArrayList<>();
         private final AtomicReference<Latencies> latencies = new AtomicReference<>(new Latencies());
+        /** Write sent -> applied in the product: the write's own latency (coalescing wait included) plus propagation. */
+        private final AtomicReference<Latencies> endToEnd = new AtomicReference<>(new Latencies());
         private final AtomicLong polls = new AtomicLong();
         /** Per second of the current phase: [writes over 25 ms, worst latency ns], to see whether slow writes cluster. */
         private final Map<Long, long[]> bySecond = new java.util.concurrent.ConcurrentHashMap<>();
@@ -175,9 +177,11 @@ final class PropagationScenario implements Scenario {
 
         Map<String, Object> phase(int rate, int seconds) throws Exception {
             Latencies lat = new Latencies();
+            Latencies sentToApplied = new Latencies();
             bySecond.clear();
             phaseStart = System.nanoTime();
             latencies.set(lat);
+            endToEnd.set(sentToApplied);
             long pollsBefore = polls.get();
             long transactionsPerSecond = Math.max(1, rate / batch);
             long intervalNanos = 1_000_000_000L / transactionsPerSecond;
@@ -197,12 +201,13 @@ final class PropagationScenario implements Scenario {
                 int s = (int) (n % streams);
                 writers.execute(() -> {
                     try {
+                        long sent = System.nanoTime();
                         String res = writer.post(resolver.baseUrl() + "/v1/streams/bench/prop-" + s
                                 + "/transactions", body);
                         long now = System.nanoTime();
                         int at = res.indexOf("\"lastPosition\":");
                         long last = Long.parseLong(res.substring(at + 15, res.indexOf(',', at)));
-                        committed.get(s).put(last, now);
+                        committed.get(s).put(last, new long[] {sent, now});
                         done.incrementAndGet();
                     } catch (Exception e) {
                         failed.incrementAndGet();
@@ -224,6 +229,7 @@ final class PropagationScenario implements Scenario {
             m.put("failedWrites", failed.get());
             m.put("pacingFellBehind", behind);
             m.put("propagation", lat.summary(wall));
+            m.put("sentToApplied", sentToApplied.summary(wall));
             m.put("unobserved", pending());
             m.put("observerPollsPerSecond", Latencies.round((polls.get() - pollsBefore) / (wall / 1e9)));
             // seconds (from the phase start) in which some write took over 25 ms: "second: writes over / worst ms"
@@ -261,14 +267,16 @@ final class PropagationScenario implements Scenario {
                                 continue;
                             }
                             long applied = rs.getLong(2);
-                            ConcurrentSkipListMap<Long, Long> writes = committed.get(stream);
+                            ConcurrentSkipListMap<Long, long[]> writes = committed.get(stream);
                             Latencies lat = latencies.get();
-                            for (Map.Entry<Long, Long> w = writes.firstEntry(); w != null && w.getKey() <= applied;
+                            Latencies e2e = endToEnd.get();
+                            for (Map.Entry<Long, long[]> w = writes.firstEntry(); w != null && w.getKey() <= applied;
                                     w = writes.firstEntry()) {
                                 if (writes.remove(w.getKey(), w.getValue())) {
-                                    long latency = Math.max(0, now - w.getValue());
+                                    long latency = Math.max(0, now - w.getValue()[1]);
                                     lat.add(latency);
-                                    long[] sec = bySecond.computeIfAbsent((w.getValue() - phaseStart) / 1_000_000_000L,
+                                    e2e.add(Math.max(0, now - w.getValue()[0]));
+                                    long[] sec = bySecond.computeIfAbsent((w.getValue()[1] - phaseStart) / 1_000_000_000L,
                                             k -> new long[2]);
                                     synchronized (sec) {
                                         sec[0] += latency > 25_000_000L ? 1 : 0;
