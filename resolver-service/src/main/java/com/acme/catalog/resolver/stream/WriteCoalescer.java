@@ -77,8 +77,9 @@ final class WriteCoalescer {
     /** Commits the group at the head of the lane (which holds the caller's own write), then hands over. */
     private void lead(Lane lane) {
         List<Member> group = new ArrayList<>();
+        boolean interrupted;
         synchronized (lane) {
-            linger(lane);
+            interrupted = linger(lane);
             int events = 0;
             long bytes = 0;
             while (!lane.queue.isEmpty()) {
@@ -109,6 +110,9 @@ final class WriteCoalescer {
             if (next != null) {
                 next.promote();
             }
+            if (interrupted) {
+                Thread.currentThread().interrupt(); // restored only now: the group's commit must not see it
+            }
         }
     }
 
@@ -117,11 +121,14 @@ final class WriteCoalescer {
      * stream have queued than one physical transaction takes, or until {@code max-wait} has passed, whichever comes
      * first. Fewer, larger physical transactions cost the database less per write (one lock, one statement, one
      * commit each); the price is up to {@code max-wait} more latency for a write that finds nobody to share with.
+     * An interrupt ends the wait (what is queued is committed as usual).
+     *
+     * @return whether the thread was interrupted while waiting (the caller restores the flag after the commit)
      */
-    private void linger(Lane lane) {
+    private boolean linger(Lane lane) {
         long waitNanos = bounds.maxWait().toNanos();
         if (waitNanos <= 0) {
-            return;
+            return false;
         }
         long deadline = System.nanoTime() + waitNanos;
         lane.lingering = true;
@@ -129,12 +136,13 @@ final class WriteCoalescer {
             while (!full(lane)) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    return;
+                    return false;
                 }
                 lane.wait(left / 1_000_000L, (int) (left % 1_000_000L));
             }
+            return false;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // commit what is queued now; the caller still learns its outcome
+            return true;
         } finally {
             lane.lingering = false;
         }

@@ -208,6 +208,30 @@ class WriteCoalescerTest {
     }
 
     @Test
+    void anInterruptEndsTheWaitAndReachesTheCallerAfterItsCommit() throws Exception {
+        FakePhysical physical = new FakePhysical(id -> false);
+        physical.release();
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20,
+                Duration.ofSeconds(1)));
+        CompletableFuture<WriteResult> result = new CompletableFuture<>();
+        CompletableFuture<Boolean> flagAfter = new CompletableFuture<>();
+        Thread leader = new Thread(() -> {
+            result.complete(c.write(S, List.of(new Change.DeleteItem("i0", null)), 10));
+            flagAfter.complete(Thread.currentThread().isInterrupted());
+        });
+        long started = System.nanoTime();
+        leader.start();
+        awaitQueued(c, 1);
+        leader.interrupt();
+
+        assertThat(result.get(10, TimeUnit.SECONDS).firstPosition()).isEqualTo(1);
+        assertThat(flagAfter.get(10, TimeUnit.SECONDS)).as("interrupt flag restored after the commit").isTrue();
+        assertThat(physical.interruptedAtCommit).as("the commit ran without the flag").containsExactly(false);
+        assertThat(System.nanoTime() - started).isLessThan(TimeUnit.MILLISECONDS.toNanos(900));
+        assertThat(physical.groupSizes).containsExactly(1);
+    }
+
+    @Test
     void maxWaitIsBounded() {
         assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -239,6 +263,8 @@ class WriteCoalescerTest {
     private static final class FakePhysical implements WriteCoalescer.PhysicalWrite {
         final List<Integer> attemptSizes = new ArrayList<>();
         final List<Integer> groupSizes = new ArrayList<>();
+        /** Per call: whether the committing thread's interrupt flag was set (a JDBC call would see it). */
+        final List<Boolean> interruptedAtCommit = new ArrayList<>();
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch released = new CountDownLatch(1);
         final Predicate<String> failing;
@@ -258,6 +284,7 @@ class WriteCoalescerTest {
                 hold = first;
                 first = false;
                 attemptSizes.add(transactions.size());
+                interruptedAtCommit.add(Thread.currentThread().isInterrupted());
             }
             if (hold) {
                 held.countDown();
