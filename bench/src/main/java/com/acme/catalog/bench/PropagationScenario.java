@@ -145,15 +145,8 @@ final class PropagationScenario implements Scenario {
         private final ExecutorService writers;
         /** Per stream: last position of each write -> {nanos it was sent, nanos its HTTP answer arrived}. */
         private final List<ConcurrentSkipListMap<Long, long[]>> committed = new java.util.ArrayList<>();
-        private final AtomicReference<Latencies> latencies = new AtomicReference<>(new Latencies());
-        /** Write sent -> applied in the product: the write's own latency (coalescing wait included) plus propagation. */
-        private final AtomicReference<Latencies> endToEnd = new AtomicReference<>(new Latencies());
-        /**
-         * Commit -> applied for the writes answered from the third second of the phase on: between phases the
-         * bench drains, scrapes both services' metrics and restarts its pacing from idle, and the first second of a
-         * phase carries that transient (most of the slow writes at 1000 single-change writes/s fall in it).
-         */
-        private final AtomicReference<Latencies> steady = new AtomicReference<>(new Latencies());
+        /** The current phase's latency recorders, swapped together so the observer never mixes two phases. */
+        private final AtomicReference<PhaseLatencies> latencies = new AtomicReference<>(new PhaseLatencies());
         private final AtomicLong polls = new AtomicLong();
         /** Per second of the current phase: [writes over 25 ms, worst latency ns], to see whether slow writes cluster. */
         private final Map<Long, long[]> bySecond = new java.util.concurrent.ConcurrentHashMap<>();
@@ -182,14 +175,10 @@ final class PropagationScenario implements Scenario {
         }
 
         Map<String, Object> phase(int rate, int seconds) throws Exception {
-            Latencies lat = new Latencies();
-            Latencies sentToApplied = new Latencies();
-            Latencies afterTwoSeconds = new Latencies();
+            PhaseLatencies lat = new PhaseLatencies();
             bySecond.clear();
             phaseStart = System.nanoTime();
             latencies.set(lat);
-            endToEnd.set(sentToApplied);
-            steady.set(afterTwoSeconds);
             long pollsBefore = polls.get();
             long transactionsPerSecond = Math.max(1, rate / batch);
             long intervalNanos = 1_000_000_000L / transactionsPerSecond;
@@ -236,9 +225,9 @@ final class PropagationScenario implements Scenario {
             m.put("achievedWritesPerSecond", Latencies.round(done.get() / (wall / 1e9)));
             m.put("failedWrites", failed.get());
             m.put("pacingFellBehind", behind);
-            m.put("propagation", lat.summary(wall));
-            m.put("sentToApplied", sentToApplied.summary(wall));
-            m.put("propagationAfterFirst2s", afterTwoSeconds.summary(Math.max(1, wall - 2_000_000_000L)));
+            m.put("propagation", lat.commitToApplied.summary(wall));
+            m.put("sentToApplied", lat.sentToApplied.summary(wall));
+            m.put("propagationAfterFirst2s", lat.afterFirstTwoSeconds.summary(Math.max(1, wall - 2_000_000_000L)));
             m.put("unobserved", pending());
             m.put("observerPollsPerSecond", Latencies.round((polls.get() - pollsBefore) / (wall / 1e9)));
             // seconds (from the phase start) in which some write took over 25 ms: "second: writes over / worst ms"
@@ -277,17 +266,15 @@ final class PropagationScenario implements Scenario {
                             }
                             long applied = rs.getLong(2);
                             ConcurrentSkipListMap<Long, long[]> writes = committed.get(stream);
-                            Latencies lat = latencies.get();
-                            Latencies e2e = endToEnd.get();
-                            Latencies afterTwo = steady.get();
+                            PhaseLatencies lat = latencies.get();
                             for (Map.Entry<Long, long[]> w = writes.firstEntry(); w != null && w.getKey() <= applied;
                                     w = writes.firstEntry()) {
                                 if (writes.remove(w.getKey(), w.getValue())) {
                                     long latency = Math.max(0, now - w.getValue()[1]);
-                                    lat.add(latency);
-                                    e2e.add(Math.max(0, now - w.getValue()[0]));
+                                    lat.commitToApplied.add(latency);
+                                    lat.sentToApplied.add(Math.max(0, now - w.getValue()[0]));
                                     if (w.getValue()[1] - phaseStart >= 2_000_000_000L) {
-                                        afterTwo.add(latency);
+                                        lat.afterFirstTwoSeconds.add(latency);
                                     }
                                     long[] sec = bySecond.computeIfAbsent((w.getValue()[1] - phaseStart) / 1_000_000_000L,
                                             k -> new long[2]);
@@ -313,6 +300,18 @@ final class PropagationScenario implements Scenario {
             observing.set(false);
             observer.join();
         }
+    }
+
+    /**
+     * One phase's recorders: commit (the write's HTTP answer) -> applied; write sent -> applied (the write's own
+     * latency, coalescing wait included, plus propagation); and commit -> applied for the writes answered from the
+     * third second of the phase on (between phases the bench drains, scrapes both services' metrics and restarts
+     * its pacing from idle, and the first second of a phase carries that transient).
+     */
+    private static final class PhaseLatencies {
+        final Latencies commitToApplied = new Latencies();
+        final Latencies sentToApplied = new Latencies();
+        final Latencies afterFirstTwoSeconds = new Latencies();
     }
 
     /** Sum (s), count and max (s) of each stage timer, over all its tags, from both services. */

@@ -156,10 +156,8 @@ class WriteCoalescerTest {
 
     @Test
     void withMaxWaitTheLeaderWaitsForCompanionsAndCommitsThemTogether() throws Exception {
-        FakePhysical physical = new FakePhysical(id -> false);
-        physical.release(); // nothing is held: only the wait can group these writes
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20,
-                Duration.ofSeconds(1)));
+        FakePhysical physical = unheld(); // nothing is held: only the wait can group these writes
+        WriteCoalescer c = coalescer(physical, waiting(64, Duration.ofSeconds(1)));
         CompletableFuture<WriteResult> first = submit(c, "w0");
         awaitQueued(c, 1); // the leader is waiting with its own write still queued
         CompletableFuture<WriteResult> second = submit(c, "w1");
@@ -176,10 +174,8 @@ class WriteCoalescerTest {
 
     @Test
     void aFullGroupEndsTheWaitAtOnce() throws Exception {
-        FakePhysical physical = new FakePhysical(id -> false);
-        physical.release();
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 3, 500, 1 << 20,
-                Duration.ofSeconds(1)));
+        FakePhysical physical = unheld();
+        WriteCoalescer c = coalescer(physical, waiting(3, Duration.ofSeconds(1)));
         long started = System.nanoTime();
         List<CompletableFuture<WriteResult>> writes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -196,10 +192,8 @@ class WriteCoalescerTest {
 
     @Test
     void aLoneWriteWaitsNoLongerThanMaxWait() throws Exception {
-        FakePhysical physical = new FakePhysical(id -> false);
-        physical.release();
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20,
-                Duration.ofMillis(50)));
+        FakePhysical physical = unheld();
+        WriteCoalescer c = coalescer(physical, waiting(64, Duration.ofMillis(50)));
         long started = System.nanoTime();
         assertThat(submit(c, "alone").get(10, TimeUnit.SECONDS).firstPosition()).isEqualTo(1);
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -209,10 +203,8 @@ class WriteCoalescerTest {
 
     @Test
     void anInterruptEndsTheWaitAndReachesTheCallerAfterItsCommit() throws Exception {
-        FakePhysical physical = new FakePhysical(id -> false);
-        physical.release();
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20,
-                Duration.ofSeconds(1)));
+        FakePhysical physical = unheld();
+        WriteCoalescer c = coalescer(physical, waiting(64, Duration.ofSeconds(1)));
         CompletableFuture<WriteResult> result = new CompletableFuture<>();
         CompletableFuture<Boolean> flagAfter = new CompletableFuture<>();
         Thread leader = new Thread(() -> {
@@ -237,6 +229,17 @@ class WriteCoalescerTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofSeconds(2)))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A fake physical write that holds nothing: only the coalescer's own wait can group writes. */
+    private static FakePhysical unheld() {
+        FakePhysical physical = new FakePhysical(id -> false);
+        physical.release();
+        return physical;
+    }
+
+    private static CoalescingProperties waiting(int maxTransactions, Duration maxWait) {
+        return new CoalescingProperties(true, maxTransactions, 500, 1 << 20, maxWait);
     }
 
     private WriteCoalescer coalescer(FakePhysical physical, CoalescingProperties bounds) {
