@@ -105,18 +105,21 @@ final class PropagationScenario implements Scenario {
                         : PropagationScenario::postKeepAlive;
                 Run run = new Run(writer, resolver, pdb, streams, batch, writers);
                 try {
-                    if (warmup > 0) {
-                        WriteScenario.progress("propagation: warming up, %d events/s for %d s", rate, warmup);
-                        run.phase(rate, warmup);
-                    }
-                    Map<String, double[]> before = timers(http, resolver, product);
-                    Map<String, Long> cpuBefore = cpu(resolver, product, rdb, pdb);
-                    WriteScenario.progress("propagation: %d events/s for %d s on %d streams", rate, seconds, streams);
-                    Map<String, Object> phase = run.phase(rate, seconds);
+                    WriteScenario.progress("propagation: %d events/s on %d streams, %d s warm-up then %d s measured"
+                            + " in one paced run", rate, streams, warmup, seconds);
+                    // taken on another thread while the warm-up's traffic goes on, so the measured phase starts
+                    // in the steady state instead of from a drained, idle pipeline
+                    AtomicReference<Map<String, double[]>> before = new AtomicReference<>();
+                    AtomicReference<Map<String, Long>> cpuBefore = new AtomicReference<>();
+                    Map<String, Object> phase = run.phase(rate, warmup, seconds, () -> {
+                        WriteScenario.progress("propagation: measuring for %d s", seconds);
+                        cpuBefore.set(cpu(resolver, product, rdb, pdb));
+                        before.set(timers(http, resolver, product));
+                    });
                     Map<String, Long> cpuAfter = cpu(resolver, product, rdb, pdb);
                     out.putAll(phase);
-                    out.put("stages", stages(before, timers(http, resolver, product)));
-                    out.put("cpuMsPerEvent", cpuPerEvent(cpuBefore, cpuAfter, ((Number) ((Map<?, ?>) phase
+                    out.put("stages", stages(before.get(), timers(http, resolver, product)));
+                    out.put("cpuMsPerEvent", cpuPerEvent(cpuBefore.get(), cpuAfter, ((Number) ((Map<?, ?>) phase
                             .get("propagation")).get("operations")).longValue() * batch));
                 } finally {
                     run.close();
@@ -143,14 +146,9 @@ final class PropagationScenario implements Scenario {
         private final int streams;
         private final String body;
         private final ExecutorService writers;
-        /** Per stream: last position of each write -> {nanos it was sent, nanos its HTTP answer arrived}. */
-        private final List<ConcurrentSkipListMap<Long, long[]>> committed = new java.util.ArrayList<>();
-        /** The current phase's latency recorders, swapped together so the observer never mixes two phases. */
-        private final AtomicReference<PhaseLatencies> latencies = new AtomicReference<>(new PhaseLatencies());
+        /** Per stream: last position of each write -> when it was sent and answered, and its phase's recorders. */
+        private final List<ConcurrentSkipListMap<Long, Sent>> committed = new java.util.ArrayList<>();
         private final AtomicLong polls = new AtomicLong();
-        /** Per second of the current phase: [writes over 25 ms, worst latency ns], to see whether slow writes cluster. */
-        private final Map<Long, long[]> bySecond = new java.util.concurrent.ConcurrentHashMap<>();
-        private volatile long phaseStart = System.nanoTime();
         private final AtomicBoolean observing = new AtomicBoolean(true);
         private final Thread observer;
         private final int batch;
@@ -174,27 +172,45 @@ final class PropagationScenario implements Scenario {
             observer.start();
         }
 
-        Map<String, Object> phase(int rate, int seconds) throws Exception {
-            PhaseLatencies lat = new PhaseLatencies();
-            bySecond.clear();
-            phaseStart = System.nanoTime();
-            latencies.set(lat);
-            long pollsBefore = polls.get();
+        /**
+         * One paced loop: {@code warmup} seconds whose writes are not recorded, then {@code seconds} measured ones
+         * at the same pace without a pause; {@code atMeasureStart} runs on its own thread when the first measured
+         * write is due. Answers the measured phase's figures once its writes are applied (or 60 s have passed).
+         */
+        Map<String, Object> phase(int rate, int warmup, int seconds, ThrowingRunnable atMeasureStart)
+                throws Exception {
             long transactionsPerSecond = Math.max(1, rate / batch);
             long intervalNanos = 1_000_000_000L / transactionsPerSecond;
-            long total = transactionsPerSecond * seconds;
+            long warmupWrites = transactionsPerSecond * warmup;
+            long total = warmupWrites + transactionsPerSecond * seconds;
             AtomicLong done = new AtomicLong();
             AtomicLong failed = new AtomicLong();
+            AtomicLong measuredDone = new AtomicLong();
             long start = System.nanoTime();
+            long measureStart = start + warmupWrites * intervalNanos;
+            PhaseLatencies measured = new PhaseLatencies(measureStart);
+            java.util.concurrent.CompletableFuture<Void> scrape = null;
+            long pollsBefore = 0;
             long behind = 0;
             for (long n = 0; n < total; n++) {
                 long due = start + n * intervalNanos;
                 long wait = due - System.nanoTime();
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
-                } else if (-wait > 100_000_000L) {
+                } else if (-wait > 100_000_000L && n >= warmupWrites) {
                     behind++;
                 }
+                if (n == warmupWrites) {
+                    pollsBefore = polls.get();
+                    scrape = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                        try {
+                            atMeasureStart.run();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                }
+                PhaseLatencies lat = n < warmupWrites ? null : measured;
                 int s = (int) (n % streams);
                 writers.execute(() -> {
                     try {
@@ -204,35 +220,46 @@ final class PropagationScenario implements Scenario {
                         long now = System.nanoTime();
                         int at = res.indexOf("\"lastPosition\":");
                         long last = Long.parseLong(res.substring(at + 15, res.indexOf(',', at)));
-                        committed.get(s).put(last, new long[] {sent, now});
+                        committed.get(s).put(last, new Sent(sent, now, lat));
                         done.incrementAndGet();
+                        if (lat != null) {
+                            measuredDone.incrementAndGet();
+                        }
                     } catch (Exception e) {
                         failed.incrementAndGet();
                     }
                 });
             }
-            while (done.get() + failed.get() < total) {
+            // a box that cannot keep up leaves writes queued in the pool: give them 60 s, then report what is left
+            long lastDue = start + (total - 1) * intervalNanos;
+            while (done.get() + failed.get() < total && System.nanoTime() - lastDue < TimeUnit.SECONDS.toNanos(60)) {
                 Thread.sleep(5);
             }
-            long wall = System.nanoTime() - start;
+            long unfinished = total - done.get() - failed.get();
+            long wall = System.nanoTime() - measureStart;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (pending() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            if (scrape != null) {
+                scrape.get(60, TimeUnit.SECONDS);
+            }
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("achievedEventsPerSecond", Latencies.round(done.get() * batch / (wall / 1e9)));
+            m.put("achievedEventsPerSecond", Latencies.round(measuredDone.get() * batch / (wall / 1e9)));
             // one write = one POST …/transactions of `batch` changes (the "writes/s")
-            m.put("achievedWritesPerSecond", Latencies.round(done.get() / (wall / 1e9)));
+            m.put("achievedWritesPerSecond", Latencies.round(measuredDone.get() / (wall / 1e9)));
             m.put("failedWrites", failed.get());
             m.put("pacingFellBehind", behind);
-            m.put("propagation", lat.commitToApplied.summary(wall));
-            m.put("sentToApplied", lat.sentToApplied.summary(wall));
-            m.put("propagationAfterFirst2s", lat.afterFirstTwoSeconds.summary(Math.max(1, wall - 2_000_000_000L)));
+            m.put("writesUnfinished60sAfterLastDue", unfinished);
+            m.put("propagation", measured.commitToApplied.summary(wall));
+            m.put("sentToApplied", measured.sentToApplied.summary(wall));
+            m.put("propagationAfterFirst2s",
+                    measured.afterFirstTwoSeconds.summary(Math.max(1, wall - 2_000_000_000L)));
             m.put("unobserved", pending());
             m.put("observerPollsPerSecond", Latencies.round((polls.get() - pollsBefore) / (wall / 1e9)));
             // seconds (from the phase start) in which some write took over 25 ms: "second: writes over / worst ms"
             Map<String, String> slow = new LinkedHashMap<>();
-            new TreeMap<>(bySecond).forEach((sec, v) -> {
+            new TreeMap<>(measured.bySecond).forEach((sec, v) -> {
                 if (v[0] > 0) {
                     slow.put(Long.toString(sec), v[0] + " / " + Latencies.round(v[1] / 1e6));
                 }
@@ -265,23 +292,11 @@ final class PropagationScenario implements Scenario {
                                 continue;
                             }
                             long applied = rs.getLong(2);
-                            ConcurrentSkipListMap<Long, long[]> writes = committed.get(stream);
-                            PhaseLatencies lat = latencies.get();
-                            for (Map.Entry<Long, long[]> w = writes.firstEntry(); w != null && w.getKey() <= applied;
+                            ConcurrentSkipListMap<Long, Sent> writes = committed.get(stream);
+                            for (Map.Entry<Long, Sent> w = writes.firstEntry(); w != null && w.getKey() <= applied;
                                     w = writes.firstEntry()) {
-                                if (writes.remove(w.getKey(), w.getValue())) {
-                                    long latency = Math.max(0, now - w.getValue()[1]);
-                                    lat.commitToApplied.add(latency);
-                                    lat.sentToApplied.add(Math.max(0, now - w.getValue()[0]));
-                                    if (w.getValue()[1] - phaseStart >= 2_000_000_000L) {
-                                        lat.afterFirstTwoSeconds.add(latency);
-                                    }
-                                    long[] sec = bySecond.computeIfAbsent((w.getValue()[1] - phaseStart) / 1_000_000_000L,
-                                            k -> new long[2]);
-                                    synchronized (sec) {
-                                        sec[0] += latency > 25_000_000L ? 1 : 0;
-                                        sec[1] = Math.max(sec[1], latency);
-                                    }
+                                if (writes.remove(w.getKey(), w.getValue()) && w.getValue().phase() != null) {
+                                    w.getValue().record(now);
                                 }
                             }
                         }
@@ -302,16 +317,47 @@ final class PropagationScenario implements Scenario {
         }
     }
 
+    /** A task that may throw (the metric scrapes at the start of the measured phase). */
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /** One write: when it was sent and when its HTTP answer (the commit) arrived; its phase's recorders or null. */
+    private record Sent(long sent, long answered, PhaseLatencies phase) {
+
+        /** Records this write as applied at the poll that started at {@code now}. */
+        void record(long now) {
+            long latency = Math.max(0, now - answered);
+            phase.commitToApplied.add(latency);
+            phase.sentToApplied.add(Math.max(0, now - sent));
+            long sinceStart = answered - phase.start;
+            if (sinceStart >= 2_000_000_000L) {
+                phase.afterFirstTwoSeconds.add(latency);
+            }
+            long[] sec = phase.bySecond.computeIfAbsent(Math.max(0, sinceStart) / 1_000_000_000L, k -> new long[2]);
+            synchronized (sec) {
+                sec[0] += latency > 25_000_000L ? 1 : 0;
+                sec[1] = Math.max(sec[1], latency);
+            }
+        }
+    }
+
     /**
-     * One phase's recorders: commit (the write's HTTP answer) -> applied; write sent -> applied (the write's own
-     * latency, coalescing wait included, plus propagation); and commit -> applied for the writes answered from the
-     * third second of the phase on (between phases the bench drains, scrapes both services' metrics and restarts
-     * its pacing from idle, and the first second of a phase carries that transient).
+     * The measured phase's recorders: commit (the write's HTTP answer) -> applied; write sent -> applied (the
+     * write's own latency, coalescing wait included, plus propagation); commit -> applied for the writes answered
+     * from the third second of the phase on; and, per second of the phase, the writes over 25 ms and the worst.
      */
     private static final class PhaseLatencies {
+        final long start;
         final Latencies commitToApplied = new Latencies();
         final Latencies sentToApplied = new Latencies();
         final Latencies afterFirstTwoSeconds = new Latencies();
+        final Map<Long, long[]> bySecond = new java.util.concurrent.ConcurrentHashMap<>();
+
+        PhaseLatencies(long start) {
+            this.start = start;
+        }
     }
 
     /** Sum (s), count and max (s) of each stage timer, over all its tags, from both services. */
