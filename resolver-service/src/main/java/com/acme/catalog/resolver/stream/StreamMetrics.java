@@ -19,7 +19,8 @@ import org.springframework.stereotype.Component;
  * {@code resolver_stream_position}, {@code resolver_writes_total} and {@code resolver_write_seconds}, per stream,
  * and the write coalescer's {@code resolver_write_coalesced_transactions} (logical transactions per physical
  * commit), {@code resolver_write_retries_total} (physical transactions retried after a member failed) and
- * {@code resolver_write_queue_seconds} (time a write waited for its physical transaction to start). Meters are
+ * {@code resolver_write_queue_seconds} (time a write waited for its physical transaction to start) and
+ * {@code resolver_write_coalescing_wait_seconds} (waits of busy streams' leaders for companions). Meters are
  * looked up once per stream. The position gauge shows what this instance last committed or read; every instance
  * converges on the database.
  */
@@ -67,6 +68,11 @@ public class StreamMetrics {
         meters(s).queue.record(nanos, TimeUnit.NANOSECONDS);
     }
 
+    /** Records how long a busy stream's leader waited for companions before its physical transaction. */
+    void waited(StreamId s, long nanos) {
+        meters(s).waits.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
     /** Records a committed position seen for the stream; the gauge never moves backwards within an epoch. */
     public void observePosition(StreamId s, long position) {
         positions.computeIfAbsent(s, this::registerGauge).accumulateAndGet(position, Math::max);
@@ -105,6 +111,11 @@ public class StreamMetrics {
                         .description("time a write waited for the physical transaction that carries it to start")
                         .tags("tenant", s.tenant(), "catalog", s.catalog())
                         .publishPercentileHistogram()
+                        .register(registry),
+                Timer.builder("resolver.write.coalescing.wait")
+                        .description("time a busy stream's leader waited for more writes before committing"
+                                + " (resolver.write.coalescing.max-wait); one per wait")
+                        .tags("tenant", s.tenant(), "catalog", s.catalog())
                         .register(registry));
     }
 
@@ -121,6 +132,6 @@ public class StreamMetrics {
     }
 
     private record Meters(Counter committed, Counter failed, Timer committedTime, Timer failedTime,
-            DistributionSummary coalesced, Counter retries, Timer queue) {
+            DistributionSummary coalesced, Counter retries, Timer queue, Timer waits) {
     }
 }

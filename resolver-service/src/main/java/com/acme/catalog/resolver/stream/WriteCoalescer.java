@@ -11,8 +11,9 @@ import com.acme.catalog.contracts.StreamId;
  * Group commit per stream (DESIGN §4 step 1): while one physical transaction of a stream is in flight, writes of
  * that stream that arrive queue up; when it ends, the oldest queued write's own thread becomes the leader, takes
  * the queue (within the bounds) and commits it as one physical transaction in which every write stays its own
- * logical transaction (own transaction id, own positions, own result). An idle stream's write starts at once: no
- * timer, no linger. Each thread commits at most one physical transaction, the one holding its own write.
+ * logical transaction (own transaction id, own positions, own result). A quiet stream's write starts at once; on a
+ * busy stream the leader may first wait, at most {@code max-wait}, for companions ({@link #linger}). Each thread
+ * commits at most one physical transaction, the one holding its own write.
  *
  * <p>Failures stay with their write. A write whose own changes fail ({@link LogicalTransactionFailure}) is taken
  * out, its caller gets exactly the error it would have got alone, and the rest are retried without it in a new
@@ -27,6 +28,11 @@ final class WriteCoalescer {
     private final PhysicalWrite physical;
     private final CoalescingProperties bounds;
     private final StreamMetrics metrics;
+    /** The longest gap between two writes that the rate estimate counts (longer ones count as this). */
+    private static final long MAX_GAP_NANOS = 1_000_000_000L;
+    /** A leader stops waiting once no write has arrived for this many average gaps. */
+    private static final long SILENCE_GAPS = 2;
+
     private final ConcurrentHashMap<StreamId, Lane> lanes = new ConcurrentHashMap<>();
 
     WriteCoalescer(PhysicalWrite physical, CoalescingProperties bounds, StreamMetrics metrics) {
@@ -47,6 +53,7 @@ final class WriteCoalescer {
         Member me = new Member(changes, Math.max(0, bytes));
         boolean lead;
         synchronized (lane) {
+            lane.arrived(me.enqueued);
             lane.queue.add(me);
             lead = !lane.busy;
             lane.busy = true;
@@ -94,6 +101,7 @@ final class WriteCoalescer {
                 events += next.changes.size();
                 bytes += next.bytes;
             }
+            lane.lastGroupSize = group.size();
         }
         long now = System.nanoTime();
         for (Member m : group) {
@@ -117,35 +125,56 @@ final class WriteCoalescer {
     }
 
     /**
-     * With {@code max-wait} set, waits (holding no lock: {@code wait} releases the lane) until more writes of the
-     * stream have queued than one physical transaction takes, or until {@code max-wait} has passed, whichever comes
-     * first. Fewer, larger physical transactions cost the database less per write (one lock, one statement, one
+     * With {@code max-wait} set and the stream {@linkplain #busy busy}, waits (holding no lock: {@code wait} releases
+     * the lane) until more writes of the stream have queued than one physical transaction takes, or until
+     * {@code max-wait} has passed, or until no write has arrived for twice the stream's average gap (its clients
+     * have stopped coming: a closed-loop client already queued cannot send its next write before this group
+     * commits), whichever comes first. Fewer, larger physical transactions cost the database less per write (one lock, one statement, one
      * commit each); the price is up to {@code max-wait} more latency for a write that finds nobody to share with.
-     * An interrupt ends the wait (what is queued is committed as usual).
+     * A quiet stream's write never waits: nobody is likely to come to share it. An interrupt ends the wait (what is
+     * queued is committed as usual).
      *
      * @return whether the thread was interrupted while waiting (the caller restores the flag after the commit)
      */
     private boolean linger(Lane lane) {
         long waitNanos = bounds.maxWait().toNanos();
-        if (waitNanos <= 0) {
+        if (waitNanos <= 0 || !busy(lane)) {
             return false;
         }
-        long deadline = System.nanoTime() + waitNanos;
+        long started = System.nanoTime();
+        long deadline = started + waitNanos;
         lane.lingering = true;
         try {
             while (!full(lane)) {
-                long left = deadline - System.nanoTime();
+                long now = System.nanoTime();
+                // arrivals have stopped (all the stream's clients may be queued already): waiting longer gains nothing
+                long silentUntil = lane.lastArrival + SILENCE_GAPS * lane.meanGapNanos;
+                long left = Math.min(deadline, silentUntil) - now;
                 if (left <= 0) {
                     return false;
                 }
-                lane.wait(left / 1_000_000L, (int) (left % 1_000_000L));
+                lane.wait(Math.max(1, left / 1_000_000L));
             }
             return false;
         } catch (InterruptedException e) {
             return true;
         } finally {
             lane.lingering = false;
+            metrics.waited(lane.stream, System.nanoTime() - started);
         }
+    }
+
+    /**
+     * Whether a leader of this stream can expect companions within {@code max-wait} (caller holds the lane): the
+     * stream's recent rate is at least {@code wait-above-rate}, and writes overlap (its last physical transaction
+     * carried several, or several are queued now). A lone client writing one write after another never overlaps
+     * itself, so it never waits, however fast it writes. {@code wait-above-rate} 0 always waits.
+     */
+    private boolean busy(Lane lane) {
+        if (bounds.waitAboveRate() == 0) {
+            return true;
+        }
+        return lane.ratePerSecond() >= bounds.waitAboveRate() && (lane.lastGroupSize > 1 || lane.queue.size() > 1);
     }
 
     /** Whether the lane's queue already holds at least one physical transaction's worth (caller holds the lane). */
@@ -249,9 +278,27 @@ final class WriteCoalescer {
         boolean busy;
         /** Whether the leader is waiting for more writes ({@code max-wait}): a new write wakes it. */
         boolean lingering;
+        /** Writes in the last physical transaction the lane started. */
+        int lastGroupSize;
+        /** When the last write arrived, and a moving average of the gaps between arrivals (weight 1/8 each). */
+        long lastArrival;
+        long meanGapNanos = MAX_GAP_NANOS;
 
         Lane(StreamId stream) {
             this.stream = stream;
+            this.lastArrival = System.nanoTime() - MAX_GAP_NANOS;
+        }
+
+        /** Counts an arrival (caller holds the lane); a gap counts as at most a second, so a pause is soon forgotten. */
+        void arrived(long now) {
+            long gap = Math.min(MAX_GAP_NANOS, Math.max(0, now - lastArrival));
+            lastArrival = now;
+            meanGapNanos += (gap - meanGapNanos) / 8;
+        }
+
+        /** The stream's recent write rate, from the average gap (caller holds the lane). */
+        double ratePerSecond() {
+            return 1e9 / Math.max(1, meanGapNanos);
         }
     }
 

@@ -41,7 +41,7 @@ class WriteCoalescerTest {
     @Test
     void writesQueuedBehindAnInFlightTransactionShareTheNextOne() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
@@ -63,7 +63,7 @@ class WriteCoalescerTest {
     @Test
     void boundsSplitTheQueueIntoSeveralTransactions() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 3, 500, 1 << 20, Duration.ZERO));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 3, 500, 1 << 20, Duration.ZERO, 0));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
@@ -82,7 +82,7 @@ class WriteCoalescerTest {
     @Test
     void aFailingWriteIsTakenOutAndTheOthersAreRetriedWithoutIt() throws Exception {
         FakePhysical physical = new FakePhysical(id -> id.startsWith("bad"));
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         List<CompletableFuture<WriteResult>> good = new ArrayList<>();
@@ -115,7 +115,7 @@ class WriteCoalescerTest {
     @Test
     void aFailureNoWriteCausedSendsEachWriteAlone() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         physical.failNextUnattributed = true;
@@ -135,7 +135,7 @@ class WriteCoalescerTest {
     @Test
     void aFailedCommitIsNotRetriedAndEveryCallerOfItGetsTheError() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
-        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO));
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
         CompletableFuture<WriteResult> first = submit(c, "a0");
         physical.awaitHeld();
         physical.failNextCommit = true;
@@ -224,10 +224,95 @@ class WriteCoalescerTest {
     }
 
     @Test
+    void aLoneSequentialWriterNeverWaitsHoweverFastItWrites() throws Exception {
+        FakePhysical physical = unheld();
+        // waits only on a busy stream (100 writes/s and overlapping writes); a 1 s wait is easy to tell from none
+        WriteCoalescer c = coalescer(physical, gated(Duration.ofSeconds(1)));
+        long started = System.nanoTime();
+        for (int i = 0; i < 100; i++) {
+            // each write as soon as the last is answered: far above 100/s, but never two at once
+            assertThat(took(c, "seq" + i)).as("write %d", i).isLessThan(600);
+        }
+        assertThat(System.nanoTime() - started).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(physical.groupSizes).hasSize(100).containsOnly(1);
+        assertThat(waits()).as("leaders that waited").isZero();
+    }
+
+    @Test
+    void closedLoopClientsAllQueuedEndTheWaitEarly() throws Exception {
+        FakePhysical physical = unheld();
+        WriteCoalescer c = coalescer(physical, gated(Duration.ofSeconds(1)));
+        // four clients, each sending its next write as soon as the last is answered: the stream is busy (far above
+        // 100/s, writes overlap), but once all four are queued nobody else can come; the leader must not wait out
+        // max-wait for them (120 writes in groups of up to four would take 30 s and more)
+        long started = System.nanoTime();
+        List<CompletableFuture<Void>> clients = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int client = t;
+            clients.add(CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < 30; i++) {
+                    c.write(S, List.of(new Change.DeleteItem("c" + client + "-" + i, null)), 10);
+                }
+            }, pool));
+        }
+        for (CompletableFuture<Void> client : clients) {
+            client.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(System.nanoTime() - started).isLessThan(TimeUnit.SECONDS.toNanos(8));
+        assertThat(physical.groupSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(120);
+        // leaders may wait briefly while the others come back; without the silence rule each wait is a full second
+        assertThat(waitedMillis()).as("all leaders' waits together, ms").isLessThan(500);
+    }
+
+    @Test
+    void onASteadilyBusyStreamLeadersWaitAndGroupsGrow() throws Exception {
+        FakePhysical physical = unheld();
+        physical.commitMillis = 3; // a commit takes 3 ms, so writes arriving every 2 ms overlap
+        WriteCoalescer c = coalescer(physical, gated(Duration.ofSeconds(1)));
+        List<CompletableFuture<WriteResult>> writes = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            writes.add(submit(c, "s" + i)); // open loop: one write every 2 ms, whatever the answers
+            Thread.sleep(2);
+        }
+        for (CompletableFuture<WriteResult> w : writes) {
+            w.get(30, TimeUnit.SECONDS);
+        }
+        // without the wait a group holds what arrived during one 3 ms commit (one or two writes); with it, a
+        // leader keeps collecting while writes keep coming, up to 64
+        assertThat(physical.groupSizes.stream().mapToInt(Integer::intValue).max().orElseThrow())
+                .isGreaterThanOrEqualTo(16);
+        assertThat(waits()).as("leaders that waited").isPositive();
+        assertThat(physical.groupSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(200);
+    }
+
+    @Test
+    void overlappingWritesOfAQuietStreamDoNotWait() throws Exception {
+        FakePhysical physical = new FakePhysical(id -> false); // holds the first physical write until released
+        WriteCoalescer c = coalescer(physical, gated(Duration.ofSeconds(1)));
+        CompletableFuture<WriteResult> first = submit(c, "q0");
+        physical.awaitHeld();
+        CompletableFuture<WriteResult> second = submit(c, "q1");
+        CompletableFuture<WriteResult> third = submit(c, "q2");
+        awaitQueued(c, 2);
+        long released = System.nanoTime();
+        physical.release();
+        // two writes queued together (they overlap, and the last arrived just now), but the stream's rate is three
+        // writes in its life, far below 100/s: the next leader commits them at once instead of waiting for more
+        first.get(10, TimeUnit.SECONDS);
+        second.get(10, TimeUnit.SECONDS);
+        third.get(10, TimeUnit.SECONDS);
+        assertThat(System.nanoTime() - released).isLessThan(TimeUnit.MILLISECONDS.toNanos(600));
+        assertThat(physical.groupSizes).containsExactly(1, 2);
+        assertThat(waits()).as("leaders that waited").isZero();
+    }
+
+    @Test
     void maxWaitIsBounded() {
-        assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofMillis(-1)))
+        assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofMillis(-1), 0))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofSeconds(2)))
+        assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofSeconds(2), 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ofMillis(5), -1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -239,7 +324,7 @@ class WriteCoalescerTest {
     }
 
     private static CoalescingProperties waiting(int maxTransactions, Duration maxWait) {
-        return new CoalescingProperties(true, maxTransactions, 500, 1 << 20, maxWait);
+        return new CoalescingProperties(true, maxTransactions, 500, 1 << 20, maxWait, 0); // waits whatever the rate
     }
 
     private WriteCoalescer coalescer(FakePhysical physical, CoalescingProperties bounds) {
@@ -249,6 +334,29 @@ class WriteCoalescerTest {
     private CompletableFuture<WriteResult> submit(WriteCoalescer c, String itemId) {
         return CompletableFuture.supplyAsync(
                 () -> c.write(S, List.of(new Change.DeleteItem(itemId, null)), 10), pool);
+    }
+
+    /** How many times a leader waited for companions ({@code resolver_write_coalescing_wait_seconds} count). */
+    private long waits() {
+        return registry.find("resolver.write.coalescing.wait").timers().stream().mapToLong(t -> t.count()).sum();
+    }
+
+    /** How long leaders waited for companions, in all. */
+    private double waitedMillis() {
+        return registry.find("resolver.write.coalescing.wait").timers().stream()
+                .mapToDouble(t -> t.totalTime(TimeUnit.MILLISECONDS)).sum();
+    }
+
+    /** {@code max-wait} gated by the default rate of 100 writes/s of one stream. */
+    private static CoalescingProperties gated(Duration maxWait) {
+        return new CoalescingProperties(true, 64, 500, 1 << 20, maxWait, 100);
+    }
+
+    /** Milliseconds one write took, submitted alone and awaited. */
+    private long took(WriteCoalescer c, String itemId) throws Exception {
+        long started = System.nanoTime();
+        submit(c, itemId).get(10, TimeUnit.SECONDS);
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     }
 
     private static void awaitQueued(WriteCoalescer c, int n) throws InterruptedException {
@@ -275,6 +383,8 @@ class WriteCoalescerTest {
         volatile boolean failNextCommit;
         long position;
         boolean first = true;
+        /** How long each physical write takes after any hold (a real commit is not instant). */
+        volatile long commitMillis;
 
         FakePhysical(Predicate<String> failing) {
             this.failing = failing;
@@ -293,6 +403,13 @@ class WriteCoalescerTest {
                 held.countDown();
                 try {
                     released.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            if (commitMillis > 0) {
+                try {
+                    Thread.sleep(commitMillis);
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }

@@ -211,7 +211,7 @@ class WriteCoalescingIT extends ResolverIT {
     void twoInstancesWritingOneStreamStayGapless() throws Exception {
         StreamId stream = new StreamId("acme", "two-nodes");
         StreamWriter other = new StreamWriter(tx, cursors, chunkWriter, state, outbox, json, metrics,
-                new CoalescingProperties(true, 64, 500, 1 << 22, Duration.ofMillis(2))); // this one lingers
+                new CoalescingProperties(true, 64, 500, 1 << 22, Duration.ofMillis(2), 0)); // this one lingers
         List<CompletableFuture<List<WriteResult>>> threads = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
             StreamWriter node = t % 2 == 0 ? writer : other;
