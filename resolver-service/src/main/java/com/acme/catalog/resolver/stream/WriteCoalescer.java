@@ -25,14 +25,14 @@ import com.acme.catalog.contracts.StreamId;
  */
 final class WriteCoalescer {
 
-    private final PhysicalWrite physical;
-    private final CoalescingProperties bounds;
-    private final StreamMetrics metrics;
     /** The longest gap between two writes that the rate estimate counts (longer ones count as this). */
     private static final long MAX_GAP_NANOS = 1_000_000_000L;
     /** A leader stops waiting once no write has arrived for this many average gaps. */
     private static final long SILENCE_GAPS = 2;
 
+    private final PhysicalWrite physical;
+    private final CoalescingProperties bounds;
+    private final StreamMetrics metrics;
     private final ConcurrentHashMap<StreamId, Lane> lanes = new ConcurrentHashMap<>();
 
     WriteCoalescer(PhysicalWrite physical, CoalescingProperties bounds, StreamMetrics metrics) {
@@ -129,8 +129,9 @@ final class WriteCoalescer {
      * the lane) until more writes of the stream have queued than one physical transaction takes, or until
      * {@code max-wait} has passed, or until no write has arrived for twice the stream's average gap (its clients
      * have stopped coming: a closed-loop client already queued cannot send its next write before this group
-     * commits), whichever comes first. Fewer, larger physical transactions cost the database less per write (one lock, one statement, one
-     * commit each); the price is up to {@code max-wait} more latency for a write that finds nobody to share with.
+     * commits), whichever comes first. Fewer, larger physical transactions cost the database less per write (one
+     * lock, one statement, one commit each); the price is up to {@code max-wait} more latency for a write that finds
+     * nobody to share with.
      * A quiet stream's write never waits: nobody is likely to come to share it. An interrupt ends the wait (what is
      * queued is committed as usual).
      *
@@ -289,10 +290,14 @@ final class WriteCoalescer {
             this.lastArrival = System.nanoTime() - MAX_GAP_NANOS;
         }
 
-        /** Counts an arrival (caller holds the lane); a gap counts as at most a second, so a pause is soon forgotten. */
+        /**
+         * Counts an arrival (caller holds the lane). A gap counts as at most a second, so after a long pause a few
+         * quick writes make the stream busy again. Threads may take the lane in another order than they arrived;
+         * the last arrival never moves back.
+         */
         void arrived(long now) {
             long gap = Math.min(MAX_GAP_NANOS, Math.max(0, now - lastArrival));
-            lastArrival = now;
+            lastArrival = Math.max(lastArrival, now);
             meanGapNanos += (gap - meanGapNanos) / 8;
         }
 
