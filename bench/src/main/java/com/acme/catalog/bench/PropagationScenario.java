@@ -45,7 +45,8 @@ import org.postgresql.PGNotification;
 final class PropagationScenario implements Scenario {
 
     private static final List<String> STAGE_TIMERS = List.of("resolver_write_seconds", "resolver_relay_lag_seconds",
-            "resolver_relay_delivery_seconds", "product_inbox_apply_seconds");
+            "resolver_relay_delivery_seconds", "product_inbox_apply_seconds",
+            "resolver_write_coalescing_wait_seconds");
 
     @Override
     public String name() {
