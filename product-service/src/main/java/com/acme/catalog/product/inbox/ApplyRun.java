@@ -108,7 +108,7 @@ final class ApplyRun {
         }
         verifyAgainstRecorded(belowChain);
         if (!arrivals.isEmpty()) {
-            HeldSummary before = inbox.heldSummary(generation);
+            HeldSummary before = holdsNothing(start) ? new HeldSummary(0, 0, 0) : inbox.heldSummary(generation);
             parked = before.parked();
             pendingBefore = before.total() > before.parked();
             mayHold = before.total() > 0;
@@ -140,6 +140,18 @@ final class ApplyRun {
         long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
         return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
                 held.total());
+    }
+
+    /**
+     * Whether the locked cursor alone proves the generation holds no event, which spares the in-order delivery a
+     * query. Held rows are written only by a run, in the transaction that saves its cursor: a PARKED event sits at or
+     * below the chain and keeps the applied position below it ({@code applied = firstParked - 1}); a PENDING one sits
+     * above the chain and at or below the highest position seen, which never decreases. So applied == chain and
+     * highest seen <= chain leave room for neither. When in doubt (a discarded PENDING event leaves the highest seen
+     * above the chain) the caller asks the database.
+     */
+    static boolean holdsNothing(GenerationCursor c) {
+        return c.appliedPosition() == c.chainPosition() && c.highestSeenPosition() <= c.chainPosition();
     }
 
     /** Pulls events in position order while the next position is at hand, verifying each link of the chain. */
