@@ -1,5 +1,6 @@
 package com.acme.catalog.product.projection;
 
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -57,6 +58,13 @@ class ProjectionRepository {
                        epoch = excluded.epoch, position = excluded.position)
             SELECT item_id FROM previous
             """;
+    /**
+     * Both of the above in one statement (one round trip): they write different tables and neither reads the
+     * other's, so running them as data-modifying CTEs of one statement (one snapshot) is the same as one after the
+     * other.
+     */
+    private static final String SQL_INSERT_REVISIONS_UPSERT_ITEMS = "WITH revisions AS (\n" + SQL_INSERT_REVISIONS
+            + "), " + SQL_UPSERT_ITEMS.substring("WITH ".length());
     private static final String SQL_UPSERT_MAPPINGS = """
             INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
             SELECT ?, r.mapping_id, r.revision, r.content::jsonb ->> 'source', r.content::jsonb ->> 'target',
@@ -203,6 +211,34 @@ class ProjectionRepository {
     }
 
     void insertRevisions(long generation, List<Revision> revisions) {
+        jdbc.sql(SQL_INSERT_REVISIONS).params(revisionParams(generation, revisions)).update();
+    }
+
+    /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
+    List<String> upsertItems(long generation, Collection<Current> items) {
+        if (items.isEmpty()) {
+            return List.of();
+        }
+        return jdbc.sql(SQL_UPSERT_ITEMS).params(itemParams(generation, items)).query(String.class).list();
+    }
+
+    /**
+     * {@link #insertRevisions} and {@link #upsertItems} in one round trip (the usual live delivery writes both).
+     * @return the items whose row was a deletion before
+     */
+    List<String> insertRevisionsAndUpsertItems(long generation, List<Revision> revisions, Collection<Current> items) {
+        if (revisions.isEmpty() || items.isEmpty()) {
+            insertRevisions(generation, revisions);
+            return upsertItems(generation, items);
+        }
+        Object[] r = revisionParams(generation, revisions);
+        Object[] i = itemParams(generation, items);
+        Object[] both = Arrays.copyOf(r, r.length + i.length);
+        System.arraycopy(i, 0, both, r.length, i.length);
+        return jdbc.sql(SQL_INSERT_REVISIONS_UPSERT_ITEMS).params(both).query(String.class).list();
+    }
+
+    private static Object[] revisionParams(long generation, List<Revision> revisions) {
         int n = revisions.size();
         String[] types = new String[n];
         String[] ids = new String[n];
@@ -223,21 +259,15 @@ class ProjectionRepository {
             positions[i] = r.position();
             eventIds[i] = r.eventId().toString();
         }
-        jdbc.sql(SQL_INSERT_REVISIONS)
-                .params(generation, types, ids, numbers, contents.toString(), deleted, epochs, positions, eventIds)
-                .update();
+        return new Object[] {generation, types, ids, numbers, contents.toString(), deleted, epochs, positions,
+                eventIds};
     }
 
-    /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
-    List<String> upsertItems(long generation, Collection<Current> items) {
-        if (items.isEmpty()) {
-            return List.of();
-        }
+    private static Object[] itemParams(long generation, Collection<Current> items) {
         Columns c = new Columns(items);
         Boolean[] deleted = items.stream().map(Current::deleted).toArray(Boolean[]::new);
-        return jdbc.sql(SQL_UPSERT_ITEMS)
-                .params(generation, c.ids, generation, c.ids, c.revisions, c.contents, deleted, c.epochs, c.positions)
-                .query(String.class).list();
+        return new Object[] {generation, c.ids, generation, c.ids, c.revisions, c.contents, deleted, c.epochs,
+                c.positions};
     }
 
     void upsertMappings(long generation, Collection<Current> mappings) {

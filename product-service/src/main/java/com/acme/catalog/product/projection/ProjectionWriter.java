@@ -70,9 +70,8 @@ public class ProjectionWriter {
             return;
         }
         long g = batch.generation();
-        rows.insertRevisions(g, batch.revisions());
         Set<String> refresh = new LinkedHashSet<>(batch.refreshed());
-        refresh.addAll(rows.upsertItems(g, batch.items().values()));
+        refresh.addAll(rows.insertRevisionsAndUpsertItems(g, batch.revisions(), batch.items().values()));
         rows.upsertMappings(g, batch.mappings().values());
         rows.upsertPolicies(g, batch.policies().values());
         rows.upsertReleases(g, batch.releases().values());
