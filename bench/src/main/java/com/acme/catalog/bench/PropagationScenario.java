@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -190,7 +191,7 @@ final class PropagationScenario implements Scenario {
             long start = System.nanoTime();
             long measureStart = start + warmupWrites * intervalNanos;
             PhaseLatencies measured = new PhaseLatencies(measureStart);
-            java.util.concurrent.CompletableFuture<Void> scrape = null;
+            CompletableFuture<Void> scrape = null;
             long pollsBefore = 0;
             long behind = 0;
             for (long n = 0; n < total; n++) {
@@ -203,7 +204,7 @@ final class PropagationScenario implements Scenario {
                 }
                 if (n == warmupWrites) {
                     pollsBefore = polls.get();
-                    scrape = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                    scrape = CompletableFuture.runAsync(() -> {
                         try {
                             atMeasureStart.run();
                         } catch (Exception e) {

@@ -210,12 +210,12 @@ class ProjectionRepository {
         return out;
     }
 
-    void insertRevisions(long generation, List<Revision> revisions) {
+    private void insertRevisions(long generation, List<Revision> revisions) {
         jdbc.sql(SQL_INSERT_REVISIONS).params(revisionParams(generation, revisions)).update();
     }
 
     /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
-    List<String> upsertItems(long generation, Collection<Current> items) {
+    private List<String> upsertItems(long generation, Collection<Current> items) {
         if (items.isEmpty()) {
             return List.of();
         }
