@@ -5,7 +5,7 @@ import java.util.List;
 import com.acme.catalog.product.projection.GenerationCursor;
 
 /**
- * The generation's cursor after applying a list of events (to be saved by the caller in the same transaction),
+ * The generation's cursor after applying a list of events (already saved in the caller's transaction),
  * the outcome of each event in the order given, and how many events the generation holds now (PENDING and
  * PARKED).
  */

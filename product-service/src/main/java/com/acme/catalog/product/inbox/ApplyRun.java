@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One application of a list of events to one locked generation, inside the caller's transaction: dedupe by
  * position, chain verification strictly in position order, revision and dependency parking, unparking to a
- * fixpoint, and the new cursor. Any exception leaves the transaction to be rolled back.
+ * fixpoint, and the new cursor, saved with the run's inbox rows. Any exception leaves the transaction to be rolled back.
  *
  * <p>Decisions are taken in position order against the in-memory {@link RevisionCache}; their effects are
  * collected in a {@link ProjectionBatch} and in lists of inbox rows and written at the end of the run, one
@@ -134,12 +134,12 @@ final class ApplyRun {
             }
         }
         projection.flush(batch);
-        inbox.record(generation, processed);
         inbox.releaseAll(generation, consumedHeld);
         HeldSummary held = mayHold ? inbox.heldSummary(generation) : new HeldSummary(0, 0, 0);
         long applied = held.parked() == 0 ? chain : held.firstParked() - 1;
-        return new ApplyResult(start.advancedTo(chain, digest, applied, highest), Arrays.asList(outcomes),
-                held.total());
+        GenerationCursor after = start.advancedTo(chain, digest, applied, highest);
+        inbox.recordAndSaveCursor(after, processed);
+        return new ApplyResult(after, Arrays.asList(outcomes), held.total());
     }
 
     /**

@@ -12,8 +12,8 @@ import org.springframework.stereotype.Component;
 /**
  * The apply code shared by live deliveries and catch-up: given a generation whose cursor row the caller holds
  * locked in its transaction, applies events of that generation's stream and epoch with dedupe by position, chain
- * verification, revision checks, dependency parking and unparking, and returns the advanced cursor for the caller
- * to save in the same transaction.
+ * verification, revision checks, dependency parking and unparking, and saves the advanced cursor (with the inbox
+ * rows, in one statement) in the caller's transaction.
  */
 @Component
 public class EventApplier {
@@ -32,6 +32,8 @@ public class EventApplier {
     }
 
     /**
+     * Applies the events and saves the generation's advanced cursor; the caller commits or rolls back both.
+     *
      * @throws ChainBrokenException when a digest does not chain (the caller must roll back)
      * @throws com.acme.catalog.contracts.ApiException {@code POSITION_AHEAD} for a position too far past the
      *         verified one

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import com.acme.catalog.product.projection.AggregateRevision;
+import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.IntegrationEvent;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -20,11 +21,22 @@ import org.springframework.stereotype.Repository;
 @Repository
 class InboxRepository {
 
-    private static final String SQL_RECORD = """
-            INSERT INTO inbox (generation_id, position, event_id, event_type, outcome, chain_digest)
-            SELECT ?, r.position, r.event_id::uuid, r.event_type, r.outcome, r.chain_digest
-              FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])
-                   AS r(position, event_id, event_type, outcome, chain_digest)
+    /**
+     * A run's inbox rows and the cursor they advance, in one statement (one round trip less per delivery): the
+     * data-modifying CTE runs whether or not the UPDATE reads it. The UPDATE is {@code GenerationRepository}'s
+     * cursor save; its row count tells whether the locked generation still exists.
+     */
+    private static final String SQL_RECORD_AND_SAVE_CURSOR = """
+            WITH recorded AS (
+                INSERT INTO inbox (generation_id, position, event_id, event_type, outcome, chain_digest)
+                SELECT ?, r.position, r.event_id::uuid, r.event_type, r.outcome, r.chain_digest
+                  FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])
+                       AS r(position, event_id, event_type, outcome, chain_digest)
+            )
+            UPDATE generation
+               SET chain_position = ?, chain_digest = ?, applied_position = ?, highest_seen_position = ?,
+                   updated_at = now()
+             WHERE generation_id = ?
             """;
     private static final String SQL_HOLD = """
             INSERT INTO held_event (generation_id, position, state, wire, chain_digest, event_id, event_type,
@@ -83,11 +95,12 @@ class InboxRepository {
         this.jdbc = jdbc;
     }
 
-    /** Records processed events, one row per position, in one statement. */
-    void record(long generation, List<Processed> processed) {
-        if (processed.isEmpty()) {
-            return;
-        }
+    /**
+     * Records processed events (one row per position) and saves the generation's advanced cursor, in one statement.
+     *
+     * @throws IllegalStateException when the generation's row is gone (the caller holds its lock, so it cannot be)
+     */
+    void recordAndSaveCursor(GenerationCursor after, List<Processed> processed) {
         int n = processed.size();
         Long[] positions = new Long[n];
         String[] eventIds = new String[n];
@@ -102,7 +115,13 @@ class InboxRepository {
             outcomes[i] = processed.get(i).outcome().name();
             digests[i] = e.chainDigest();
         }
-        jdbc.sql(SQL_RECORD).params(generation, positions, eventIds, types, outcomes, digests).update();
+        long g = after.generationId();
+        int rows = jdbc.sql(SQL_RECORD_AND_SAVE_CURSOR).params(g, positions, eventIds, types, outcomes, digests,
+                after.chainPosition(), after.chainDigest(), after.appliedPosition(), after.highestSeenPosition(), g)
+                .update();
+        if (rows != 1) {
+            throw new IllegalStateException("generation " + g + " vanished while locked");
+        }
     }
 
     /** Holds events PENDING (their chain predecessor has not arrived), in one statement. */

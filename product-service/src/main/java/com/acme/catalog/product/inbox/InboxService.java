@@ -106,11 +106,14 @@ class InboxService {
                 current.add(e);
             }
         }
-        ApplyResult result = current.isEmpty()
-                ? new ApplyResult(cursor, List.of(), applier.heldEvents(cursor.generationId()))
-                : applier.apply(cursor, current);
+        ApplyResult result;
+        if (current.isEmpty()) {
+            result = new ApplyResult(cursor, List.of(), applier.heldEvents(cursor.generationId()));
+            generations.saveCursor(cursor);
+        } else {
+            result = applier.apply(cursor, current);
+        }
         GenerationCursor after = result.cursor();
-        generations.saveCursor(after);
         long held = result.heldEvents();
         int oldCount = old;
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {

@@ -538,7 +538,6 @@ public class RebuildService {
                             + locked.chainPosition() + " while a page after " + page.after() + " was read");
                 }
                 ApplyResult result = applier.apply(locked, events);
-                generations.saveCursor(result.cursor());
                 leases.requireHeld(fence);
                 return result.cursor();
             });
@@ -565,7 +564,6 @@ public class RebuildService {
                             events.add(parser.parseWire(split.wire(), split.chainDigest()));
                         }
                         shadow = applier.apply(shadow, events).cursor();
-                        generations.saveCursor(shadow);
                         rebuilds.progress(id, shadow.appliedPosition(), events.size());
                         caughtUp(events.size());
                     }

@@ -119,8 +119,12 @@ class ServingCatchUp {
                 throw new SupersededException(fence.stream() + " switched to generation " + locked.generationId()
                         + " while a catch-up page for " + read.generationId() + " was read");
             }
-            GenerationCursor saved = events.isEmpty() ? locked : applier.apply(locked, events).cursor();
-            generations.saveCursor(saved);
+            GenerationCursor saved = locked;
+            if (events.isEmpty()) {
+                generations.saveCursor(locked);
+            } else {
+                saved = applier.apply(locked, events).cursor();
+            }
             leases.requireHeld(fence);
             return saved;
         });
