@@ -23,18 +23,28 @@ class ProjectionRepository {
             "release", "SELECT release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)");
     /** The tracked types in the order of the branches of {@link #SQL_ALL_REVISIONS}. */
     private static final List<String> TRACKED = List.of("item", "mapping", "policy", "release");
+    /*
+     * The statements every delivery runs (the revision lookup, the revision rows and the item upsert) name the
+     * generation's own partitions ({@code %1$d}: the generation; create_generation_partitions and the shadow load
+     * name them <table>_g<generation>), not the partitioned parents. Through a parent, PostgreSQL planned them
+     * afresh on every execution (0.33 and 0.20 ms of planning per delivery against 0.02 and 0.20 ms of execution,
+     * docs/benchmarks.md): a custom plan prunes to the one partition, so the plan cache never trusted the generic
+     * plan, and forcing generic plans would lock every partition at each execution (PostgreSQL 15). On the
+     * partition itself there is nothing to prune. The parent's predicate on generation_id stays: the partition's
+     * bound CHECK makes it true, and the parameters stay as they were.
+     */
     private static final String SQL_ALL_REVISIONS = """
-            SELECT 0, item_id, revision FROM item WHERE generation_id = ? AND item_id = ANY(?)
+            SELECT 0, item_id, revision FROM item_g%1$d WHERE generation_id = ? AND item_id = ANY(?)
             UNION ALL
-            SELECT 1, mapping_id, revision FROM mapping WHERE generation_id = ? AND mapping_id = ANY(?)
+            SELECT 1, mapping_id, revision FROM mapping_g%1$d WHERE generation_id = ? AND mapping_id = ANY(?)
             UNION ALL
-            SELECT 2, policy_id, revision FROM policy WHERE generation_id = ? AND policy_id = ANY(?)
+            SELECT 2, policy_id, revision FROM policy_g%1$d WHERE generation_id = ? AND policy_id = ANY(?)
             UNION ALL
-            SELECT 3, release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)
+            SELECT 3, release_id, revision FROM release_g%1$d WHERE generation_id = ? AND release_id = ANY(?)
             """;
     private static final String SQL_INSERT_REVISIONS = """
-            INSERT INTO aggregate_revision (generation_id, aggregate_type, aggregate_id, revision, content, deleted,
-                                            epoch, position, event_id)
+            INSERT INTO aggregate_revision_g%1$d (generation_id, aggregate_type, aggregate_id, revision, content,
+                                                  deleted, epoch, position, event_id)
             SELECT ?, r.aggregate_type, r.aggregate_id, r.revision, r.content::jsonb, r.deleted, r.epoch, r.position,
                    r.event_id::uuid
               FROM unnest(?::text[], ?::text[], ?::integer[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[],
@@ -44,9 +54,9 @@ class ProjectionRepository {
     /** Upserts items; answers the ids whose row before the statement was a deletion. */
     private static final String SQL_UPSERT_ITEMS = """
             WITH previous AS (
-                SELECT item_id FROM item WHERE generation_id = ? AND item_id = ANY(?) AND deleted
+                SELECT item_id FROM item_g%1$d WHERE generation_id = ? AND item_id = ANY(?) AND deleted
             ), upserted AS (
-                INSERT INTO item (generation_id, item_id, revision, attributes, deleted, epoch, position)
+                INSERT INTO item_g%1$d (generation_id, item_id, revision, attributes, deleted, epoch, position)
                 SELECT ?, r.item_id, r.revision,
                        CASE WHEN r.deleted THEN '{}'::jsonb ELSE r.content::jsonb -> 'attributes' END,
                        r.deleted, r.epoch, r.position
@@ -204,14 +214,14 @@ class ProjectionRepository {
             params[2 * i + 1] = ids.toArray(String[]::new);
             out.put(TRACKED.get(i), new HashMap<>());
         }
-        jdbc.sql(SQL_ALL_REVISIONS).params(params).query(rs -> {
+        jdbc.sql(SQL_ALL_REVISIONS.formatted(generation)).params(params).query(rs -> {
             out.get(TRACKED.get(rs.getInt(1))).put(rs.getString(2), rs.getInt(3));
         });
         return out;
     }
 
     private void insertRevisions(long generation, List<Revision> revisions) {
-        jdbc.sql(SQL_INSERT_REVISIONS).params(revisionParams(generation, revisions)).update();
+        jdbc.sql(SQL_INSERT_REVISIONS.formatted(generation)).params(revisionParams(generation, revisions)).update();
     }
 
     /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
@@ -219,7 +229,8 @@ class ProjectionRepository {
         if (items.isEmpty()) {
             return List.of();
         }
-        return jdbc.sql(SQL_UPSERT_ITEMS).params(itemParams(generation, items)).query(String.class).list();
+        return jdbc.sql(SQL_UPSERT_ITEMS.formatted(generation)).params(itemParams(generation, items))
+                .query(String.class).list();
     }
 
     /**
@@ -235,7 +246,8 @@ class ProjectionRepository {
         Object[] i = itemParams(generation, items);
         Object[] both = Arrays.copyOf(r, r.length + i.length);
         System.arraycopy(i, 0, both, r.length, i.length);
-        return jdbc.sql(SQL_INSERT_REVISIONS_UPSERT_ITEMS).params(both).query(String.class).list();
+        return jdbc.sql(SQL_INSERT_REVISIONS_UPSERT_ITEMS.formatted(generation)).params(both).query(String.class)
+                .list();
     }
 
     private static Object[] revisionParams(long generation, List<Revision> revisions) {
