@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One application of a list of events to one locked generation, inside the caller's transaction: dedupe by
  * position, chain verification strictly in position order, revision and dependency parking, unparking to a
- * fixpoint, and the new cursor, saved with the run's inbox rows. Any exception leaves the transaction to be rolled back.
+ * fixpoint, and the new cursor, saved with the run's inbox rows. Any exception leaves the transaction to be rolled
+ * back.
  *
  * <p>Decisions are taken in position order against the in-memory {@link RevisionCache}; their effects are
  * collected in a {@link ProjectionBatch} and in lists of inbox rows and written at the end of the run, one
