@@ -130,6 +130,12 @@ public abstract class EvidenceIT extends ResolverIT {
         return m;
     }
 
+    /** The Prometheus scrape, as text. */
+    protected String metrics() throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base() + "/actuator/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     protected static String stream(StreamId s) {
         return "/v1/streams/" + s.tenant() + "/" + s.catalog();
     }
