@@ -71,7 +71,11 @@ class EvidenceRetentionJob {
             expireCandidates(tenant, n);
         } catch (IOException | RuntimeException e) {
             error = e.getClass().getSimpleName() + ": " + e.getMessage();
-            log.warn("evidence retention run {} failed; the next run continues", runId, e);
+            if (Thread.currentThread().isInterrupted()) {
+                log.info("evidence retention run {} interrupted (shutdown); the next run continues", runId);
+            } else {
+                log.warn("evidence retention run {} failed; the next run continues", runId, e);
+            }
         }
         n.missing = repository.countMissing(tenant);
         metrics.missing(repository.countMissing(null));

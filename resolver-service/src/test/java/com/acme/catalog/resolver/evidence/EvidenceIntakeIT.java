@@ -24,7 +24,6 @@ import java.util.stream.Stream;
 import com.acme.catalog.resolver.support.EvidenceIT;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -36,9 +35,6 @@ import org.springframework.test.context.TestPropertySource;
 class EvidenceIntakeIT extends EvidenceIT {
 
     private static final int CAP = 3 * 1024 * 1024;
-
-    @Value("${object.store.uri}")
-    String storeUri;
 
     @Test
     void concurrentIntakesOfTheSameBytesMakeOneArtifactAndOneObject() throws Exception {
@@ -111,7 +107,7 @@ class EvidenceIntakeIT extends EvidenceIT {
         assertThat(chunked.statusCode()).as(chunked.body()).isEqualTo(413);
         assertThat(chunked.body()).contains("PAYLOAD_TOO_LARGE");
         assertThat(fingerprint()).isEqualTo(before);
-        try (Stream<Path> files = Files.walk(Path.of(storeUri.substring("file:".length())))) {
+        try (Stream<Path> files = Files.walk(Path.of(store.describe().substring("file:".length())))) {
             assertThat(files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
                     .as("no partial upload left behind").noneMatch(n -> n.startsWith(".upload-"));
         }

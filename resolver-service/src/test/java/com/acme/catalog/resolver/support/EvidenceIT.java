@@ -7,8 +7,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,18 +19,17 @@ import com.acme.catalog.contracts.objectstore.ObjectStore;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Base of evidence and review ITs: objects in a directory of this class's own, the scheduled evidence retention off
+ * Base of evidence and review ITs: objects in a directory of this context's own (a class may override the store), the scheduled evidence retention off
  * (tests run it through the API), and helpers for the intake → run → case → decision flow.
  */
 @TestPropertySource(properties = {"evidence.retention.enabled=false", "retention.prune.enabled=false",
-        "retention.status.enabled=false"})
+        "retention.status.enabled=false",
+        "object.store.uri=file:${java.io.tmpdir}/resolver-evidence-it/${random.uuid}"})
 public abstract class EvidenceIT extends ResolverIT {
 
     protected static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -43,12 +40,6 @@ public abstract class EvidenceIT extends ResolverIT {
     protected ObjectMapper json;
     @Autowired
     protected ObjectStore store;
-
-    @DynamicPropertySource
-    static void objectStore(DynamicPropertyRegistry registry) throws IOException {
-        Path dir = Files.createTempDirectory("resolver-evidence-it");
-        registry.add("object.store.uri", () -> "file:" + dir);
-    }
 
     /** Sends raw bytes to the tenant's evidence intake. */
     protected Response intake(String tenant, String token, byte[] body, String contentType) throws Exception {
