@@ -30,12 +30,14 @@ class EvidenceReviewSystemIT {
             String artifactId = artifact.path("artifactId").stringValue();
             JsonNode run = sys.ok("POST", s + "/extraction-runs", "w", "{\"artifactId\":\"" + artifactId
                     + "\",\"extractor\":\"json-v1\",\"claims\":["
-                    + "{\"aggregateType\":\"item\",\"aggregateId\":\"hero\",\"field\":\"name\",\"value\":\"Hero boot\"},"
+                    + "{\"aggregateType\":\"item\",\"aggregateId\":\"hero\",\"field\":\"name\","
+                    + "\"value\":\"Hero boot\"},"
                     + "{\"aggregateType\":\"item\",\"aggregateId\":\"hero\",\"field\":\"price\",\"value\":149}],"
                     + "\"unmappedFields\":[\"crawled\"]}");
             String claims = run.path("claimIds").toString();
             String accepted = sys.ok("POST", s + "/review-cases", "w", "{\"claimIds\":" + claims + ",\"changes\":["
-                    + "{\"op\":\"upsertItem\",\"itemId\":\"hero\",\"attributes\":{\"name\":\"Hero boot\",\"price\":149}},"
+                    + "{\"op\":\"upsertItem\",\"itemId\":\"hero\","
+                    + "\"attributes\":{\"name\":\"Hero boot\",\"price\":149}},"
                     + "{\"op\":\"putRelease\",\"releaseId\":\"launch\",\"visibility\":\"PUBLIC\","
                     + "\"items\":[{\"itemId\":\"hero\",\"revision\":1}]}]}").path("caseId").stringValue();
             String rejected = sys.ok("POST", s + "/review-cases", "w", "{\"claimIds\":" + claims + ",\"changes\":["

@@ -84,9 +84,9 @@ class EvidenceRetentionJob {
                 error == null ? "COMPLETED" : "FAILED", n.checked, n.newlyMissing, n.reappeared, n.missing,
                 n.candidates, n.kept, n.expired, n.expiredBytes, n.objectsDeleted, error);
         runs.record(summary);
-        log.info("evidence retention run {} {}: checked {}, newly missing {}, reappeared {}, missing {}, candidates {}, "
-                + "kept {}, expired {} ({} bytes), objects deleted {}", runId, summary.outcome(), n.checked,
-                n.newlyMissing, n.reappeared, n.missing, n.candidates, n.kept, n.expired, n.expiredBytes,
+        log.info("evidence retention run {} {}: checked {}, newly missing {}, reappeared {}, missing {}, "
+                + "candidates {}, kept {}, expired {} ({} bytes), objects deleted {}", runId, summary.outcome(),
+                n.checked, n.newlyMissing, n.reappeared, n.missing, n.candidates, n.kept, n.expired, n.expiredBytes,
                 n.objectsDeleted);
         return summary;
     }

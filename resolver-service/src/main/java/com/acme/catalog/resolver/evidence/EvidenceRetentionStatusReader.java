@@ -18,7 +18,8 @@ class EvidenceRetentionStatusReader {
 
     private static final String SQL_COUNTS = "SELECT"
             + " count(*) FILTER (WHERE a.expired_at IS NULL) AS artifacts,"
-            + " count(*) FILTER (WHERE a.expired_at IS NULL AND " + EvidenceRetentionRepository.KEEP + ") AS referenced,"
+            + " count(*) FILTER (WHERE a.expired_at IS NULL AND " + EvidenceRetentionRepository.KEEP
+            + ") AS referenced,"
             + " count(*) FILTER (WHERE a.expired_at IS NOT NULL) AS expired,"
             + """
              count(*) FILTER (WHERE a.expired_at IS NULL AND EXISTS (

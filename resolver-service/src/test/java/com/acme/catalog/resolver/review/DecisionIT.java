@@ -48,7 +48,8 @@ class DecisionIT extends EvidenceIT {
         List<UUID> claims = claims(S, artifact, "sku-1", Map.of("name", "Trail runner", "price", 120));
         UUID caseId = openCase(S, claims, """
                 [{"op":"upsertItem","itemId":"sku-1","attributes":{"name":"Trail runner","price":120}},
-                 {"op":"putRelease","releaseId":"spring","visibility":"PUBLIC","items":[{"itemId":"sku-1","revision":1}]}]
+                 {"op":"putRelease","releaseId":"spring","visibility":"PUBLIC",
+                  "items":[{"itemId":"sku-1","revision":1}]}]
                 """);
         assertThat(get(stream(S) + "/review-cases?status=OPEN", "op").body().path("cases"))
                 .extracting(c -> c.path("caseId").stringValue()).containsExactly(caseId.toString());
@@ -69,7 +70,8 @@ class DecisionIT extends EvidenceIT {
 
         // one logical transaction: DecisionRecorded first, then the state events, chained like every write
         List<Map<String, Object>> events = jdbc.sql("SELECT position, event_type, transaction_id::text AS tx, wire,"
-                + " chain_digest FROM outbox WHERE tenant = 'acme' AND catalog = 'shoes' ORDER BY position").query().listOfRows();
+                + " chain_digest FROM outbox WHERE tenant = 'acme' AND catalog = 'shoes' ORDER BY position")
+                .query().listOfRows();
         assertThat(events).extracting(e -> e.get("event_type"))
                 .containsExactly("DecisionRecorded", "ItemUpserted", "ReleasePublished");
         assertThat(events).extracting(e -> e.get("tx")).containsOnly(events.get(0).get("tx"));
@@ -135,7 +137,8 @@ class DecisionIT extends EvidenceIT {
         put(stream(s) + "/items/sku-3", "w", Map.of("attributes", Map.of("name", "v1")));
         UUID artifact = artifact("acme", "<p>conflict</p>");
         UUID caseId = openCase(s, claims(s, artifact, "sku-3", Map.of("name", "v2")),
-                "[{\"op\":\"upsertItem\",\"itemId\":\"sku-3\",\"attributes\":{\"name\":\"v2\"},\"expectedRevision\":1}]");
+                "[{\"op\":\"upsertItem\",\"itemId\":\"sku-3\",\"attributes\":{\"name\":\"v2\"},"
+                        + "\"expectedRevision\":1}]");
         put(stream(s) + "/items/sku-3", "w", Map.of("attributes", Map.of("name", "v1 again"))); // now at revision 2
         Map<String, Long> before = fingerprint();
         Response r = decide(s, caseId, "ACCEPT", List.of());

@@ -24,8 +24,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Base of evidence and review ITs: objects in a directory of this context's own (a class may override the store), the scheduled evidence retention off
- * (tests run it through the API), and helpers for the intake → run → case → decision flow.
+ * Base of evidence and review ITs: objects in a directory of this context's own (a class may override the store),
+ * the scheduled evidence retention off (tests run it through the API), and helpers for the intake → run → case →
+ * decision flow.
  */
 @TestPropertySource(properties = {"evidence.retention.enabled=false", "retention.prune.enabled=false",
         "retention.status.enabled=false",

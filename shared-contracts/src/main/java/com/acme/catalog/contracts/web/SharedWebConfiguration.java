@@ -100,9 +100,8 @@ public class SharedWebConfiguration {
             @Value("${http.max-body-bytes:1048576}") long maxBody,
             @Value("${http.max-import-bytes:268435456}") long maxImport,
             ObjectProvider<BodyLimitFilter.RouteLimit> routeLimits) {
-        var registration = new FilterRegistrationBean<>(
-                new BodyLimitFilter(maxBody, Map.of("/bootstrap-import", maxImport), routeLimits.orderedStream().toList(),
-                        json));
+        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(maxBody,
+                Map.of("/bootstrap-import", maxImport), routeLimits.orderedStream().toList(), json));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         return registration;
     }
