@@ -23,7 +23,9 @@ import org.springframework.test.context.TestPropertySource;
  * Evidence retention against a concurrent ACCEPT that cites an idle, otherwise unreferenced artifact as further
  * evidence: whichever commits first, a cited artifact is never expired (the ACCEPT that loses is refused with
  * {@code EVIDENCE_EXPIRED} and writes nothing). The guard is the artifact's row lock: retention locks it FOR UPDATE
- * and decides again under it, the decision share-locks it. Without retention's lock this fails.
+ * and decides again under it, the decision share-locks it. Without retention's lock this fails. The same holds for an
+ * intake of the same bytes, whose dedupe updates the artifact row: it answers either the artifact, kept with its
+ * activity refreshed, or a new one.
  */
 @TestPropertySource(properties = {"evidence.retention.window=PT1H", "evidence.retention.check-objects=false"})
 class EvidenceRetentionRaceIT extends EvidenceIT {
@@ -90,6 +92,46 @@ class EvidenceRetentionRaceIT extends EvidenceIT {
                 """).query(Long.class).single()).as("no decision cites an expired artifact").isZero();
         System.out.printf("retention race: %d ACCEPTs kept their evidence, %d were refused after its expiry%n",
                 accepted, refused);
+    }
+
+    @Test
+    void anIntakeOfTheSameBytesRacingTheirExpiryNeverAnswersAnExpiredArtifact() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 30; round++) {
+                byte[] bytes = ("<p>sent twice " + round + "</p>").getBytes();
+                UUID first = UUID.fromString(intake("resend", "w", bytes, "text/html").text("artifactId"));
+                idle(first, Duration.ofHours(2));
+                int delayMillis = random.nextInt(12);
+                CyclicBarrier start = new CyclicBarrier(2);
+                CompletableFuture<Response> again = CompletableFuture.supplyAsync(() -> {
+                    await(start);
+                    sleep(delayMillis);
+                    try {
+                        return intake("resend", "w", bytes, "text/html");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, pool);
+                CompletableFuture<Response> retention = CompletableFuture.supplyAsync(() -> {
+                    await(start);
+                    return post("/v1/evidence-retention/run?tenant=resend", "op", null);
+                }, pool);
+                Response r = again.get(60, TimeUnit.SECONDS);
+                assertThat(retention.get(60, TimeUnit.SECONDS).status()).isEqualTo(200);
+                UUID answered = UUID.fromString(r.text("artifactId"));
+                String where = "seed %d round %d delay %d ms: %s".formatted(seed, round, delayMillis, r.raw());
+                assertThat(r.status()).as(where).isEqualTo(answered.equals(first) ? 200 : 201);
+                assertThat(jdbc.sql("SELECT expired_at IS NULL FROM evidence_artifact WHERE artifact_id = ?")
+                        .params(answered).query(Boolean.class).single()).as("answered a live artifact: " + where)
+                        .isTrue();
+                assertThat(store.exists("evidence/resend/" + answered)).as(where).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private static void await(CyclicBarrier barrier) {

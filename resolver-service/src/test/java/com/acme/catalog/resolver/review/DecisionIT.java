@@ -105,6 +105,31 @@ class DecisionIT extends EvidenceIT {
     }
 
     @Test
+    void listsCasesInPages() throws Exception {
+        StreamId s = new StreamId("acme", "pages");
+        UUID artifact = artifact("acme", "<p>pages</p>");
+        List<UUID> claims = claims(s, artifact, "sku-1", Map.of("name", "p"));
+        List<UUID> opened = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            opened.add(openCase(s, claims, "[{\"op\":\"upsertItem\",\"itemId\":\"sku-" + i
+                    + "\",\"attributes\":{}}]"));
+        }
+        assertThat(decide(s, opened.get(1), "REJECT", List.of()).status()).isEqualTo(201);
+        List<String> seen = new java.util.ArrayList<>();
+        String after = null;
+        do {
+            JsonNode page = get(stream(s) + "/review-cases?status=OPEN&limit=2" + (after == null ? "" : "&after="
+                    + after), "w").body();
+            assertThat(page.path("cases").size()).isLessThanOrEqualTo(2);
+            page.path("cases").forEach(c -> seen.add(c.path("caseId").stringValue()));
+            after = page.path("next").isString() ? page.path("next").stringValue() : null;
+        } while (after != null);
+        assertThat(seen).containsExactly(opened.get(0).toString(), opened.get(2).toString(),
+                opened.get(3).toString(), opened.get(4).toString());
+        assertThat(get(stream(s) + "/review-cases", "op").body().path("cases")).hasSize(5);
+    }
+
+    @Test
     void rejectChangesNothingInAcceptedState() throws Exception {
         StreamId s = new StreamId("acme", "reject");
         put(stream(s) + "/items/sku-9", "w", Map.of("attributes", Map.of("name", "before")));
