@@ -21,6 +21,7 @@ public final class Bench {
         register(new BootstrapScenario());
         register(new PropagationScenario());
         register(new RebuildScenario());
+        register(new IntakeScenario());
     }
 
     private Bench() {

@@ -16,6 +16,10 @@ public enum ProblemCode {
     IMPORT_IN_PROGRESS(409),
     /** Another product instance holds the stream's recovery worker lease (it runs the stream's rebuilds). */
     WORKER_LEASE_HELD(409),
+    /** The review case already has its decision (decisions are immutable, one per case). */
+    CASE_DECIDED(409),
+    /** The request cites an evidence artifact (or claims of one) that evidence retention has expired. */
+    EVIDENCE_EXPIRED(409),
     CURSOR_STALE(410),
     LEASE_EXPIRED(410),
     EPOCH_CHANGED(410),

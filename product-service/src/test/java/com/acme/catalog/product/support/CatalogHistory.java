@@ -79,9 +79,14 @@ public final class CatalogHistory {
         return change("ReleasePublished", "release", id, next("release", id), deps, payload);
     }
 
+    /** A {@code DecisionRecorded} event shaped as the resolver's review code writes it (docs/evidence.md). */
     public Change decision() {
-        String id = "decision-" + Math.abs(random.nextInt());
-        ObjectNode payload = JSON.createObjectNode().put("decision", "ACCEPT").put("caseId", id);
+        String id = new java.util.UUID(random.nextLong(), random.nextLong()).toString();
+        ObjectNode payload = JSON.createObjectNode().put("decisionId", id)
+                .put("caseId", new java.util.UUID(random.nextLong(), random.nextLong()).toString())
+                .put("decision", "ACCEPT").put("reviewer", "ana").put("reason", "matches the product page");
+        payload.putArray("claimIds").add(new java.util.UUID(random.nextLong(), random.nextLong()).toString());
+        payload.putArray("artifactIds").add(new java.util.UUID(random.nextLong(), random.nextLong()).toString());
         return new Change("DecisionRecorded", "decision", id, 1, List.of(), payload);
     }
 

@@ -7,7 +7,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 /**
- * {@code export.*} settings; docs/exports.md lists them for operators.
+ * {@code export.*} settings; docs/exports.md lists them for operators. Public for one reader outside exports: evidence
+ * checks that its private key prefix and {@code keyPrefix} do not overlap.
  *
  * @param keep               READY exports kept per stream; older ones are retired and their objects deleted
  * @param threads            exports this instance runs at once (each holds one database connection throughout)
@@ -21,13 +22,13 @@ import org.springframework.util.unit.DataSize;
  * @param page               the catch-up endpoint's page bounds
  */
 @ConfigurationProperties("export")
-record ExportProperties(@DefaultValue("3") int keep, @DefaultValue("2") int threads,
+public record ExportProperties(@DefaultValue("3") int keep, @DefaultValue("2") int threads,
         @DefaultValue("16") int queueCapacity, @DefaultValue("6") int compressionLevel,
         @DefaultValue("exports") String keyPrefix, @DefaultValue("PT1S") Duration progressInterval,
         @DefaultValue("PT5S") Duration leaseCheckInterval, @DefaultValue("PT2M") Duration staleAfter,
         @DefaultValue("PT30S") Duration sweepInterval, @DefaultValue Page page) {
 
-    ExportProperties {
+    public ExportProperties {
         if (keep < 1) {
             throw new IllegalArgumentException("export.keep must be >= 1");
         }

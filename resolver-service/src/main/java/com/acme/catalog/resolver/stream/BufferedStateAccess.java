@@ -58,6 +58,9 @@ final class BufferedStateAccess implements StateAccess {
         Set<Change.ItemRef> refs = new LinkedHashSet<>();
         for (List<Change> changes : transactions) {
             for (Change c : changes) {
+                if (c instanceof Change.RecordDecision) {
+                    continue; // reads nothing
+                }
                 idsByType.computeIfAbsent(c.aggregateType(), t -> new LinkedHashSet<>()).add(c.aggregateId());
                 if (c instanceof Change.PutRelease release) {
                     refs.addAll(release.items());

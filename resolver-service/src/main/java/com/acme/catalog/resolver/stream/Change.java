@@ -2,6 +2,8 @@ package com.acme.catalog.resolver.stream;
 
 import java.util.List;
 
+import com.acme.catalog.contracts.AggregateIds;
+
 import tools.jackson.databind.JsonNode;
 
 /** One change to accepted state; a logical transaction is an ordered list of them. */
@@ -58,6 +60,28 @@ public sealed interface Change {
 
         public String aggregateId() {
             return releaseId;
+        }
+    }
+
+    /**
+     * The {@code DecisionRecorded} event of a review decision, in the logical transaction that applies the decision's
+     * changes: one outbox row (aggregate {@code decision}, revision 1, no dependencies), no accepted-state row. Made
+     * only by the resolver's review code, never parsed from a request.
+     */
+    record RecordDecision(String decisionId, JsonNode payload) implements Change {
+        public RecordDecision {
+            AggregateIds.require("decisionId", decisionId);
+            if (payload == null || !payload.isObject()) {
+                throw new IllegalArgumentException("a DecisionRecorded payload is a JSON object");
+            }
+        }
+
+        public String aggregateType() {
+            return "decision";
+        }
+
+        public String aggregateId() {
+            return decisionId;
         }
     }
 

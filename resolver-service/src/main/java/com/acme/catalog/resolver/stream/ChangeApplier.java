@@ -59,6 +59,12 @@ final class ChangeApplier {
 
     private int apply(StreamId s, EventAppender a, StateAccess state, Change change, UUID txId, int ordinal,
             int count) {
+        if (change instanceof Change.RecordDecision d) {
+            // an event of the transaction, not accepted state: no current row, no revision row, nothing read
+            state.insertOutbox(s, a.append(EventAppender.newEventId(), txId, ordinal, count, "DecisionRecorded",
+                    d.aggregateType(), d.aggregateId(), 1, List.of(), d.payload()));
+            return 1;
+        }
         CurrentRevision current = state.current(s, change.aggregateType(), change.aggregateId());
         int currentRevision = current == null ? 0 : current.revision();
         int revision = currentRevision + 1;

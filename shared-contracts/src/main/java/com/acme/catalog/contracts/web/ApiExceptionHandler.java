@@ -44,6 +44,13 @@ public class ApiExceptionHandler {
             if (t instanceof BodyLimitFilter.PayloadTooLargeException tooLarge) {
                 return Problems.response(ProblemCode.PAYLOAD_TOO_LARGE, tooLarge.getMessage(), req.getRequestURI());
             }
+            // a request record's compact constructor refused a field: its own code and message
+            if (t instanceof ApiException refused) {
+                return Problems.response(refused.code(), refused.getMessage(), req.getRequestURI());
+            }
+            if (t instanceof InvalidIdException badId) {
+                return Problems.response(ProblemCode.INVALID_ID, badId.getMessage(), req.getRequestURI());
+            }
         }
         return Problems.response(ProblemCode.INVALID_BODY, "request body is not valid JSON of the expected shape",
                 req.getRequestURI());

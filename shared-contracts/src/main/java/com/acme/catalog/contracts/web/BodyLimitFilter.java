@@ -1,7 +1,9 @@
 package com.acme.catalog.contracts.web;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import com.acme.catalog.contracts.ProblemCode;
 
@@ -18,17 +20,26 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * Caps request bodies: a declared length over the cap is refused before reading, and a streamed body is cut
  * off when it passes the cap ({@link PayloadTooLargeException}, answered 413 {@code PAYLOAD_TOO_LARGE}).
- * Paths with a prefix in {@code overrides} get their own cap (bulk imports).
+ * Paths with a prefix in {@code overrides} get their own cap (bulk imports); a {@link RouteLimit} caps one
+ * exact route (evidence intake).
  */
 public final class BodyLimitFilter extends OncePerRequestFilter {
 
     private final long defaultLimit;
     private final Map<String, Long> overrides;
+    private final List<RouteLimit> routes;
     private final ObjectMapper json;
 
     public BodyLimitFilter(long defaultLimit, Map<String, Long> overrides, ObjectMapper json) {
+        this(defaultLimit, overrides, List.of(), json);
+    }
+
+    /** With caps of exact routes that services contribute ({@link RouteLimit} beans), checked first. */
+    public BodyLimitFilter(long defaultLimit, Map<String, Long> overrides, List<RouteLimit> routes,
+            ObjectMapper json) {
         this.defaultLimit = defaultLimit;
         this.overrides = Map.copyOf(overrides);
+        this.routes = List.copyOf(routes);
         this.json = json;
     }
 
@@ -47,12 +58,30 @@ public final class BodyLimitFilter extends OncePerRequestFilter {
     }
 
     private long limitFor(String path) {
+        for (RouteLimit r : routes) {
+            if (r.path().matcher(path).matches()) {
+                return r.limit();
+            }
+        }
         for (Map.Entry<String, Long> e : overrides.entrySet()) {
             if (path.endsWith(e.getKey()) || path.startsWith(e.getKey())) {
                 return e.getValue();
             }
         }
         return defaultLimit;
+    }
+
+    /**
+     * The body cap of one route a service owns (the resolver's evidence intake): {@code path} must match the whole
+     * request path. Declared as a bean; {@link SharedWebConfiguration} hands every one to the filter.
+     */
+    public record RouteLimit(Pattern path, long limit) {
+
+        public RouteLimit {
+            if (path == null || limit < 1) {
+                throw new IllegalArgumentException("a route limit needs a path pattern and a limit >= 1");
+            }
+        }
     }
 
     /** Thrown while reading a body that passes the cap. */

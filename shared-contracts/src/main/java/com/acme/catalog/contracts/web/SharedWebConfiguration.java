@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.acme.catalog.contracts.ProblemCode;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
@@ -97,9 +98,10 @@ public class SharedWebConfiguration {
     @Bean
     FilterRegistrationBean<BodyLimitFilter> bodyLimitFilter(ObjectMapper json,
             @Value("${http.max-body-bytes:1048576}") long maxBody,
-            @Value("${http.max-import-bytes:268435456}") long maxImport) {
-        var registration = new FilterRegistrationBean<>(
-                new BodyLimitFilter(maxBody, Map.of("/bootstrap-import", maxImport), json));
+            @Value("${http.max-import-bytes:268435456}") long maxImport,
+            ObjectProvider<BodyLimitFilter.RouteLimit> routeLimits) {
+        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(maxBody,
+                Map.of("/bootstrap-import", maxImport), routeLimits.orderedStream().toList(), json));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         return registration;
     }

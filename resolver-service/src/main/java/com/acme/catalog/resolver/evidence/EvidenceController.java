@@ -1,0 +1,115 @@
+package com.acme.catalog.resolver.evidence;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.UUID;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.UuidIds;
+import com.acme.catalog.contracts.evidence.ArtifactReceipt;
+import com.acme.catalog.contracts.evidence.ArtifactView;
+import com.acme.catalog.contracts.evidence.FixtureRequest;
+import com.acme.catalog.contracts.objectstore.ObjectStore;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Caller;
+import com.acme.catalog.contracts.web.Role;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.core.io.InputStreamResource;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Evidence intake and reads, tenant-scoped: writers of the tenant send, writers and operators read. */
+@RestController
+@RequestMapping("/v1/tenants/{tenant}/evidence")
+class EvidenceController {
+
+    private final EvidenceIntake intake;
+    private final ArtifactRepository artifacts;
+    private final ObjectStore store;
+
+    EvidenceController(EvidenceIntake intake, ArtifactRepository artifacts, ObjectStore store) {
+        this.intake = intake;
+        this.artifacts = artifacts;
+        this.store = store;
+    }
+
+    /** The raw body is the artifact; 201 for new bytes, 200 for bytes the tenant already has. */
+    @PostMapping
+    ResponseEntity<ArtifactReceipt> receive(@PathVariable String tenant, HttpServletRequest request)
+            throws IOException {
+        StreamId.requirePart("tenant", tenant);
+        Caller caller = Access.require(tenant, Role.WRITER);
+        if (request.getContentLengthLong() == 0) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "evidence must not be empty");
+        }
+        EvidenceIntake.Received r = intake.receive(tenant, request.getContentType(), request.getInputStream(),
+                caller.name());
+        Artifact a = r.artifact();
+        ArtifactReceipt receipt = new ArtifactReceipt(a.artifactId(), a.sha256(), a.bytes(), a.contentType());
+        if (!r.created()) {
+            return ResponseEntity.ok(receipt);
+        }
+        return ResponseEntity.created(URI.create(request.getRequestURI() + "/" + a.artifactId())).body(receipt);
+    }
+
+    @GetMapping("/{artifactId}")
+    ArtifactView metadata(@PathVariable String tenant, @PathVariable String artifactId) {
+        return readable(tenant, artifactId).view();
+    }
+
+    /** The stored bytes with their content type; 404 while the object is missing or after expiry. */
+    @GetMapping("/{artifactId}/content")
+    ResponseEntity<InputStreamResource> content(@PathVariable String tenant, @PathVariable String artifactId)
+            throws IOException {
+        Artifact a = readable(tenant, artifactId);
+        if (a.expiredAt() != null) {
+            throw new ApiException(ProblemCode.NOT_FOUND, "evidence artifact " + artifactId + " expired at "
+                    + a.expiredAt() + "; its bytes are deleted");
+        }
+        try {
+            return ResponseEntity.ok().contentType(MediaType.parseMediaType(a.contentType())).contentLength(a.bytes())
+                    .body(new InputStreamResource(store.get(a.objectKey())));
+        } catch (ObjectStore.NoSuchObjectException e) {
+            throw new ApiException(ProblemCode.NOT_FOUND, "the object of evidence artifact " + artifactId
+                    + " is missing from the store (evidence retention flags it)");
+        }
+    }
+
+    /** Marks or unmarks a regression fixture, kept whatever references it has. */
+    @PutMapping("/{artifactId}/fixture")
+    ArtifactView fixture(@PathVariable String tenant, @PathVariable String artifactId,
+            @RequestBody FixtureRequest body) {
+        StreamId.requirePart("tenant", tenant);
+        Access.require(tenant, Role.OPERATOR, Role.WRITER);
+        UUID id = artifactId(artifactId);
+        return artifacts.setFixture(tenant, id, body.fixture()).map(Artifact::view).orElseThrow(() ->
+                artifacts.find(tenant, id).isPresent()
+                        ? new ApiException(ProblemCode.EVIDENCE_EXPIRED, "evidence artifact " + id + " has expired")
+                        : notFound(tenant, id));
+    }
+
+    private Artifact readable(String tenant, String artifactId) {
+        StreamId.requirePart("tenant", tenant);
+        Access.require(tenant, Role.OPERATOR, Role.WRITER);
+        UUID id = artifactId(artifactId);
+        return artifacts.find(tenant, id).orElseThrow(() -> notFound(tenant, id));
+    }
+
+    static UUID artifactId(String value) {
+        return UuidIds.parse("artifactId", value);
+    }
+
+    private static ApiException notFound(String tenant, UUID id) {
+        return new ApiException(ProblemCode.NOT_FOUND, "tenant " + tenant + " has no evidence artifact " + id);
+    }
+}

@@ -1,0 +1,35 @@
+package com.acme.catalog.resolver.evidence;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.evidence.ExtractionRunCreated;
+import com.acme.catalog.contracts.evidence.ExtractionRunRequest;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Caller;
+import com.acme.catalog.contracts.web.Role;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code POST /v1/streams/{tenant}/{catalog}/extraction-runs} (role writer of the tenant). */
+@RestController
+class ExtractionRunController {
+
+    private final ExtractionRuns runs;
+
+    ExtractionRunController(ExtractionRuns runs) {
+        this.runs = runs;
+    }
+
+    @PostMapping("/v1/streams/{tenant}/{catalog}/extraction-runs")
+    @ResponseStatus(HttpStatus.CREATED)
+    ExtractionRunCreated create(@PathVariable String tenant, @PathVariable String catalog,
+            @RequestBody ExtractionRunRequest body) {
+        StreamId stream = new StreamId(tenant, catalog);
+        Caller caller = Access.require(tenant, Role.WRITER);
+        return runs.record(stream, body, caller.name());
+    }
+}

@@ -1,0 +1,100 @@
+package com.acme.catalog.resolver.review;
+
+import java.net.URI;
+import java.util.UUID;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.UuidIds;
+import com.acme.catalog.contracts.review.CaseStatus;
+import com.acme.catalog.contracts.review.DecisionReceipt;
+import com.acme.catalog.contracts.review.DecisionRequest;
+import com.acme.catalog.contracts.review.ReviewCaseCreated;
+import com.acme.catalog.contracts.review.ReviewCaseList;
+import com.acme.catalog.contracts.review.ReviewCaseRequest;
+import com.acme.catalog.contracts.review.ReviewCaseView;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Caller;
+import com.acme.catalog.contracts.web.Role;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Review cases of a stream (writers open them; writers and operators read them) and their decisions (writers or
+ * operators of the tenant).
+ */
+@RestController
+@RequestMapping("/v1/streams/{tenant}/{catalog}/review-cases")
+class ReviewCaseController {
+
+    private static final int DEFAULT_LIMIT = 100;
+    private static final int MAX_LIMIT = 1000;
+
+    private final ReviewCases cases;
+    private final DecisionRecorder decisions;
+
+    ReviewCaseController(ReviewCases cases, DecisionRecorder decisions) {
+        this.cases = cases;
+        this.decisions = decisions;
+    }
+
+    @PostMapping
+    ResponseEntity<ReviewCaseCreated> open(@PathVariable String tenant, @PathVariable String catalog,
+            @RequestBody ReviewCaseRequest body, HttpServletRequest request) {
+        StreamId stream = new StreamId(tenant, catalog);
+        Caller caller = Access.require(tenant, Role.WRITER);
+        UUID caseId = cases.open(stream, body, caller.name());
+        return ResponseEntity.created(URI.create(request.getRequestURI() + "/" + caseId))
+                .body(new ReviewCaseCreated(caseId, CaseStatus.OPEN));
+    }
+
+    @GetMapping("/{caseId}")
+    ReviewCaseView read(@PathVariable String tenant, @PathVariable String catalog, @PathVariable String caseId) {
+        StreamId stream = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.WRITER, Role.OPERATOR);
+        return cases.read(stream, UuidIds.parse("caseId", caseId));
+    }
+
+    /** Cases in creation order, {@code status} OPEN or DECIDED (absent: both), paged with {@code after}. */
+    @GetMapping
+    ReviewCaseList list(@PathVariable String tenant, @PathVariable String catalog,
+            @RequestParam(required = false) String status, @RequestParam(required = false) String after,
+            @RequestParam(required = false) Integer limit) {
+        StreamId stream = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.WRITER, Role.OPERATOR);
+        CaseStatus filter = status == null ? null : parseStatus(status);
+        int n = limit == null ? DEFAULT_LIMIT : limit;
+        if (n < 1 || n > MAX_LIMIT) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "limit must be 1.." + MAX_LIMIT);
+        }
+        return cases.list(stream, filter, after == null ? null : UuidIds.parse("after", after), n);
+    }
+
+    @PostMapping("/{caseId}/decisions")
+    @ResponseStatus(HttpStatus.CREATED)
+    DecisionReceipt decide(@PathVariable String tenant, @PathVariable String catalog, @PathVariable String caseId,
+            @RequestBody DecisionRequest body) {
+        StreamId stream = new StreamId(tenant, catalog);
+        Caller caller = Access.require(tenant, Role.OPERATOR, Role.WRITER);
+        return decisions.decide(stream, UuidIds.parse("caseId", caseId), body, caller.name());
+    }
+
+    private static CaseStatus parseStatus(String status) {
+        try {
+            return CaseStatus.valueOf(status);
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "status must be OPEN or DECIDED");
+        }
+    }
+}
