@@ -69,6 +69,9 @@ public class RebuildService {
             INSERT INTO serving_generation (tenant, catalog, generation_id) VALUES (?, ?, ?)
             ON CONFLICT (tenant, catalog) DO UPDATE SET generation_id = excluded.generation_id, switched_at = now()
             """;
+    private static final String SQL_DIVERGED = """
+            SELECT diverged_at IS NOT NULL FROM generation WHERE generation_id = ?
+            """;
     private static final String SQL_SERVING_STATUS = """
             UPDATE generation SET status = 'SERVING', updated_at = now() WHERE generation_id = ?
             """;
@@ -578,8 +581,10 @@ public class RebuildService {
                             + " are parked in the shadow generation (processed through " + shadow.appliedPosition()
                             + "): its state is not the resolver's; see docs/rebuild.md");
                 }
-                if (serving.isPresent() && serving.get().epoch() == epoch
-                        && serving.get().appliedPosition() > h) {
+                // ahead of the resolver is a rollback signal, unless the serving copy is known to have diverged
+                // (it may hold a forged event the resolver never committed): then the rebuild is the repair
+                if (serving.isPresent() && serving.get().epoch() == epoch && serving.get().appliedPosition() > h
+                        && !jdbc.sql(SQL_DIVERGED).params(serving.get().generationId()).query(Boolean.class).single()) {
                     throw new IllegalStateException("the serving generation is at " + serving.get().appliedPosition()
                             + ", past the resolver's head " + h);
                 }
