@@ -91,6 +91,15 @@ public final class ExpectedProjection {
      * attributes as sent: render them with PostgreSQL's jsonb::text before hashing), in ascending byte order of the
      * item id.
      */
+    /** {@code itemId -> "revision|releaseId|attributes"} of every public item, attributes as canonical JSON. */
+    public Map<String, String> publicView() {
+        Map<String, String> out = new TreeMap<>();
+        for (Object[] row : publicRows()) {
+            out.put((String) row[0], row[1] + "|" + row[2] + "|" + canonical((String) row[3]));
+        }
+        return out;
+    }
+
     public java.util.List<Object[]> publicRows() {
         java.util.List<Object[]> rows = new java.util.ArrayList<>();
         publicItems.forEach((id, shown) -> {
