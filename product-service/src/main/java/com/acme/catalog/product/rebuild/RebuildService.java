@@ -29,6 +29,7 @@ import com.acme.catalog.product.inbox.DeliveryParser;
 import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.IntegrationEvent;
 import com.acme.catalog.product.recovery.FencedOutException;
 import com.acme.catalog.product.recovery.WorkerFence;
@@ -95,6 +96,7 @@ public class RebuildService {
     private final int maxAttempts;
     private final long pollMillis;
     private final WorkerLeases leases;
+    private final ProgressReporter progress;
     private final Environment env;
     /** Rebuilds running in this process, with the shadow generation of their current attempt once loaded. */
     private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
@@ -103,7 +105,7 @@ public class RebuildService {
     RebuildService(RebuildRepository rebuilds, ResolverExportClient resolver, ShadowLoader loader,
             GenerationRetirer retirer, GenerationRepository generations, EventApplier applier, DeliveryParser parser,
             ObjectStore store, JdbcClient jdbc, PlatformTransactionManager tm, MeterRegistry meters,
-            RebuildMetrics throughput, WorkerLeases leases, Environment env,
+            RebuildMetrics throughput, WorkerLeases leases, ProgressReporter progress, Environment env,
             @Value("${product.rebuild.lease-ttl-seconds:120}") long leaseTtlSeconds,
             @Value("${product.rebuild.page-limit:1000}") int pageLimit,
             @Value("${product.rebuild.max-attempts:3}") int maxAttempts,
@@ -126,6 +128,7 @@ public class RebuildService {
         this.maxAttempts = maxAttempts;
         this.pollMillis = pollMillis;
         this.leases = leases;
+        this.progress = progress;
         this.env = env;
         leases.onAcquired(this::resumeUnfinished);
         this.workers = Executors.newFixedThreadPool(workers, r -> {
@@ -413,6 +416,7 @@ public class RebuildService {
             rebuilds.target(id, target);
             resolver.registerConsumer(stream, epoch);
             resolver.progress(stream, epoch, target);
+            progress.restart(stream, epoch, target);
             resolver.releaseLease(leaseId);
             leaseId = null;
         }
