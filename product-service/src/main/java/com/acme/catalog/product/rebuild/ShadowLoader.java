@@ -400,8 +400,8 @@ class ShadowLoader {
     }
 
     /**
-     * Picks each release's current revision (its last one: the history comes ordered by type, id and revision)
-     * out of the history's records as they stream into COPY, and writes its (epoch, position) onto the release row.
+     * Picks each release's current revision (its highest) out of the history's records as they stream into COPY,
+     * and writes its (epoch, position) onto the release row.
      */
     private final class ReleaseHeads implements ExportObjectReader.RecordHandler {
         /** The first field of a release's revision, as PostgreSQL writes it and as any CSV writer may quote it. */
@@ -416,7 +416,8 @@ class ShadowLoader {
             }
             String[] f = CsvRecordReader.parseRecord(Arrays.copyOf(record, length));
             Object[] v = ExportFormat.fields(ExportTable.revisions, f);
-            heads.put((String) v[1], new long[] {(Long) v[2], (Long) v[5], (Long) v[6]});
+            long[] head = new long[] {(Long) v[2], (Long) v[5], (Long) v[6]};
+            heads.merge((String) v[1], head, (a, b) -> b[0] > a[0] ? b : a);
         }
 
         private static boolean startsWith(byte[] record, int length, byte[] prefix) {
