@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +23,6 @@ import javax.sql.DataSource;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.export.CorruptExportException;
-import com.acme.catalog.contracts.export.CsvRecordReader;
-import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportObjectReader;
 import com.acme.catalog.contracts.export.ExportTable;
@@ -87,15 +84,6 @@ class ShadowLoader {
             ExportTable.mappings, "mapping", ExportTable.policies, "policy", ExportTable.releases, "release",
             ExportTable.revisions, "aggregate_revision");
 
-    /**
-     * Each release's current row gets the (epoch, position) of the revision that made it, from the history: the
-     * public view's "latest PUBLIC release" is the one made last, and the releases object carries no position.
-     */
-    private static final String SQL_RELEASE_POSITIONS = """
-            UPDATE release_g%1$d r SET epoch = h.epoch, position = h.position
-              FROM unnest(?::text[], ?::integer[], ?::bigint[], ?::bigint[]) AS h(release_id, revision, epoch, position)
-             WHERE r.release_id = h.release_id AND r.revision = h.revision
-            """;
     /** The items each release names, at the highest revision it lists. */
     private static final String SQL_DERIVE_RELEASE_ITEMS = """
             INSERT INTO release_item_g%1$d (generation_id, release_id, item_id, revision)
@@ -255,7 +243,7 @@ class ShadowLoader {
         /** Each history line's tail: the generation. */
         final byte[] historyTail;
         /** The current revision of each release as the history streams by, with where it was made. */
-        final ReleaseHeads releaseHeads = new ReleaseHeads();
+        final ReleasePositions releasePositions = new ReleasePositions(jdbc);
         volatile long copiedAt;
 
         Fill(long g, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded, Map<String, Long> steps) {
@@ -321,7 +309,7 @@ class ShadowLoader {
             long h0 = System.nanoTime();
             inTx(() -> {
                 jdbc.sql(SQL_CREATE_TABLE).params(g, "aggregate_revision").query().singleRow();
-                loaded(copy(ExportTable.revisions, g, manifestKey, manifest, historyTail, releaseHeads));
+                loaded(copy(ExportTable.revisions, g, manifestKey, manifest, historyTail, releasePositions));
             });
             steps.put("history", (System.nanoTime() - h0) / 1_000_000);
             rowsLoaded.accept(rows.get());
@@ -329,7 +317,7 @@ class ShadowLoader {
             copied();
             smallCopied.join();
             long d0 = System.nanoTime();
-            inTx(() -> releaseHeads.apply(g, manifest.exportId()));
+            inTx(() -> releasePositions.apply(g, manifest.exportId()));
             steps.put("derive", (System.nanoTime() - d0) / 1_000_000);
             positionsSet.complete(null);
             inTx(() -> jdbc.sql(SQL_PUBLIC_VIEW.formatted(g, 0, winners(0))).update());
@@ -396,56 +384,6 @@ class ShadowLoader {
                 jdbc.sql(SQL_SESSION).params(maintenanceWorkMem).query().singleRow();
                 work.run();
             });
-        }
-    }
-
-    /**
-     * Picks each release's current revision (its highest) out of the history's records as they stream into COPY,
-     * and writes its (epoch, position) onto the release row.
-     */
-    private final class ReleaseHeads implements ExportObjectReader.RecordHandler {
-        /** The first field of a release's revision, as PostgreSQL writes it and as any CSV writer may quote it. */
-        private static final byte[] RELEASE = "release,".getBytes(StandardCharsets.US_ASCII);
-        private static final byte[] QUOTED_RELEASE = "\"release\",".getBytes(StandardCharsets.US_ASCII);
-        private final Map<String, long[]> heads = new LinkedHashMap<>();
-
-        @Override
-        public void record(byte[] record, int length) throws IOException {
-            if (!startsWith(record, length, RELEASE) && !startsWith(record, length, QUOTED_RELEASE)) {
-                return;
-            }
-            String[] f = CsvRecordReader.parseRecord(Arrays.copyOf(record, length));
-            Object[] v = ExportFormat.fields(ExportTable.revisions, f);
-            long[] head = new long[] {(Long) v[2], (Long) v[5], (Long) v[6]};
-            heads.merge((String) v[1], head, (a, b) -> b[0] > a[0] ? b : a);
-        }
-
-        private static boolean startsWith(byte[] record, int length, byte[] prefix) {
-            return length >= prefix.length && Arrays.equals(record, 0, prefix.length, prefix, 0, prefix.length);
-        }
-
-        /** @throws LoadFailedException when a release's current revision is not in the history */
-        void apply(long g, String exportId) {
-            int n = heads.size();
-            String[] ids = new String[n];
-            Integer[] revisions = new Integer[n];
-            Long[] epochs = new Long[n];
-            Long[] positions = new Long[n];
-            int i = 0;
-            for (Map.Entry<String, long[]> h : heads.entrySet()) {
-                ids[i] = h.getKey();
-                revisions[i] = (int) h.getValue()[0];
-                epochs[i] = h.getValue()[1];
-                positions[i++] = h.getValue()[2];
-            }
-            int updated = jdbc.sql(SQL_RELEASE_POSITIONS.formatted(g)).params(ids, revisions, epochs, positions)
-                    .update();
-            long releases = jdbc.sql("SELECT count(*) FROM release_g" + g).query(Long.class).single();
-            if (updated != releases) {
-                throw new LoadFailedException("export " + exportId + " has " + (releases - updated) + " release(s) "
-                        + "whose current revision is not in its revision history", new CorruptExportException(
-                                "the releases and revisions objects of export " + exportId + " disagree"));
-            }
         }
     }
 

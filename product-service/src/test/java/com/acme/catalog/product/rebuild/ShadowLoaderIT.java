@@ -120,6 +120,16 @@ class ShadowLoaderIT extends ProductIT {
     }
 
     @Test
+    void aReleaseWhoseCurrentRevisionIsNotInTheHistoryFailsTheLoadAndLeavesNothing() throws Exception {
+        String key = export("no-release-" + UUID.randomUUID(), 30, false, true);
+        long generationsBefore = count("SELECT count(*) FROM generation WHERE generation_id > ?", 0);
+        assertThatThrownBy(() -> loader.load(STREAM, key, manifest(key), rows -> { }))
+                .isInstanceOf(ShadowLoader.LoadFailedException.class)
+                .hasMessageContaining("1 release(s) whose current revision is not in its revision history");
+        assertThat(count("SELECT count(*) FROM generation WHERE generation_id > ?", 0)).isEqualTo(generationsBefore);
+    }
+
+    @Test
     void aLoadWhoseAttachRolledBackLeavesABuildingGenerationTheRetirerDrops() throws Exception {
         String key = export("rollback-" + UUID.randomUUID(), 40, false);
         ExportManifest manifest = manifest(key);
@@ -168,6 +178,11 @@ class ShadowLoaderIT extends ProductIT {
      * {@code corrupt}: the items object's stored bytes differ from the manifest's SHA-256.
      */
     private String export(String folder, int items, boolean corrupt) throws Exception {
+        return export(folder, items, corrupt, false);
+    }
+
+    /** {@code withoutOlder}: the history lacks the revision of release {@code older}. */
+    private String export(String folder, int items, boolean corrupt, boolean withoutOlder) throws Exception {
         Map<ExportTable, List<String[]>> rows = new EnumMap<>(ExportTable.class);
         List<String[]> itemRows = new ArrayList<>();
         List<String[]> history = new ArrayList<>();
@@ -225,7 +240,9 @@ class ShadowLoaderIT extends ProductIT {
         history.add(revision("release", "x-private", 1, false, release("PRIVATE", "[]"), ++position[0]));
         history.add(revision("release", "y-empty", 1, false, release("PUBLIC", "[]"), ++position[0]));
         // made last: it wins sku-0001 over summer, at the item's older revision
-        history.add(revision("release", "older", 1, false, release("PUBLIC", older), ++position[0]));
+        if (!withoutOlder) {
+            history.add(revision("release", "older", 1, false, release("PUBLIC", older), ++position[0]));
+        }
         history.sort(java.util.Comparator.<String[], String>comparing(r -> r[0]).thenComparing(r -> r[1])
                 .thenComparingInt(r -> Integer.parseInt(r[2])));
         rows.put(ExportTable.revisions, history);
