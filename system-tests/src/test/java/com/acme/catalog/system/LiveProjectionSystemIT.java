@@ -13,7 +13,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Both services from their jars: writes on the resolver reach the product's public API through the relay, the
- * product's copy of accepted state ends equal to the resolver's, and its durable progress reaches the head.
+ * product's copy of accepted state and its public view end equal to the resolver's (both checksum profiles), and
+ * its durable progress reaches the head.
  * Then the product is killed (SIGKILL) after committing deliveries but before it could report progress (its
  * reports go nowhere): after a restart the resolver's durable progress catches up, and a forced full
  * redelivery applies nothing twice.
@@ -57,6 +58,7 @@ class LiveProjectionSystemIT {
 
             await().atMost(Duration.ofSeconds(30)).until(() -> appliedPosition(sys) == head);
             assertThat(productState(sys)).as("seed %d", seed).isEqualTo(resolverState(sys));
+            sys.assertConverged(T, C);
             // committed in the product, but never reported: the resolver still retains everything for it
             assertThat(durableProgress(sys)).isZero();
 
@@ -77,6 +79,8 @@ class LiveProjectionSystemIT {
             assertThat(TwoServices.scalar(sys.productDb, "SELECT count(*) FROM product.inbox"))
                     .isEqualTo(head + 1);
             assertThat(productState(sys)).isEqualTo(resolverState(sys));
+            JsonNode view = sys.assertConverged(T, C);
+            assertThat(view.path("tables").path("publicItems").path("rows").longValue()).isEqualTo(1);
         }
     }
 

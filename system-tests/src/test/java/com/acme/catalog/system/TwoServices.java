@@ -91,10 +91,45 @@ final class TwoServices implements AutoCloseable {
                 "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"" + publicItem + "\",\"revision\":1}]}");
     }
 
+    /** The checksum profiles every convergence check compares: current accepted state and what readers are served. */
+    static final List<String> PROFILES = List.of("accepted-state-v1", "public-view-v1");
+
     /** The resolver's {@code state-checksum} or the product's {@code projection-checksum} of the stream. */
     JsonNode checksum(String tenant, String catalog, String kind) throws Exception {
+        return checksum(tenant, catalog, kind, null);
+    }
+
+    /** The same with {@code ?profile=} (null: the default, {@code accepted-state-v1}). */
+    JsonNode checksum(String tenant, String catalog, String kind, String profile) throws Exception {
         String base = kind.equals("state-checksum") ? resolverUrl() : productUrl();
-        return ok("GET", base + "/v1/streams/" + tenant + "/" + catalog + "/" + kind, "op", null);
+        return ok("GET", base + "/v1/streams/" + tenant + "/" + catalog + "/" + kind
+                + (profile == null ? "" : "?profile=" + profile), "op", null);
+    }
+
+    /**
+     * Waits until the product has processed the resolver's head, then requires the product's projection-checksum to
+     * equal the resolver's state-checksum at that position under every profile of {@link #PROFILES}.
+     *
+     * @return the resolver's public-view-v1 answer (callers check that the view is not trivially empty)
+     */
+    JsonNode assertConverged(String tenant, String catalog) throws Exception {
+        long head = ok("GET", resolverUrl() + "/v1/streams/" + tenant + "/" + catalog + "/cursor", "op", null)
+                .path("position").longValue();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() ->
+                checksum(tenant, catalog, "projection-checksum").path("position").longValue() == head);
+        JsonNode view = null;
+        for (String profile : PROFILES) {
+            JsonNode product = checksum(tenant, catalog, "projection-checksum", profile);
+            JsonNode resolver = checksum(tenant, catalog, "state-checksum", profile);
+            org.assertj.core.api.Assertions.assertThat(resolver.path("profile").stringValue()).isEqualTo(profile);
+            org.assertj.core.api.Assertions.assertThat(product.path("profile").stringValue()).isEqualTo(profile);
+            org.assertj.core.api.Assertions.assertThat(product.path("position")).as(profile)
+                    .isEqualTo(resolver.path("position"));
+            org.assertj.core.api.Assertions.assertThat(product.path("tables")).as("%s of %s/%s", profile, tenant,
+                    catalog).isEqualTo(resolver.path("tables"));
+            view = resolver;
+        }
+        return view;
     }
 
     /** Registers the product as a push consumer of the stream from an empty start. */

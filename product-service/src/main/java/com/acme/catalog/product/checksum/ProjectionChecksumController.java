@@ -1,15 +1,13 @@
 package com.acme.catalog.product.checksum;
 
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
-import com.acme.catalog.contracts.checksum.ChecksumQuery;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.checksum.ChecksumProfile;
+import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.product.projection.GenerationCursor;
@@ -19,10 +17,11 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET …/projection-checksum}: the serving generation's cursor and its profile checksums, read in one
+ * {@code GET …/projection-checksum?profile=}: the serving generation's cursor and its profile checksums, read in one
  * REPEATABLE READ READ ONLY snapshot. {@code position} is the generation's contiguous processed position, so
  * the answer compares with the resolver's state-checksum at the same position. A stream without a serving
  * generation answers like an empty resolver stream (epoch 1, position 0, empty tables).
@@ -41,22 +40,19 @@ class ProjectionChecksumController {
         this.checksums = checksums;
     }
 
+    /** {@code profile}: {@code accepted-state-v1} (the default) or {@code public-view-v1}; anything else is 400. */
     @GetMapping("/v1/streams/{tenant}/{catalog}/projection-checksum")
-    Map<String, Object> projectionChecksum(@PathVariable String tenant, @PathVariable String catalog) {
+    Map<String, Object> projectionChecksum(@PathVariable String tenant, @PathVariable String catalog,
+            @RequestParam(required = false) String profile) {
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
+        ChecksumProfile p = ChecksumProfile.named(profile);
         return snapshot.execute(status -> {
             Optional<GenerationCursor> serving = generations.serving(s);
-            Map<Table, TableChecksum> tables = new EnumMap<>(Table.class);
-            if (serving.isPresent()) {
-                tables = checksums.compute(serving.get().generationId());
-            } else {
-                for (Table table : Table.values()) {
-                    tables.put(table, new AcceptedStateChecksum.Accumulator(table).finish());
-                }
-            }
+            Map<String, TableChecksum> tables = serving.isPresent()
+                    ? checksums.compute(serving.get().generationId(), p) : ChecksumQuery.empty(p);
             return ChecksumQuery.answer(serving.map(GenerationCursor::epoch).orElse(1L),
-                    serving.map(GenerationCursor::appliedPosition).orElse(0L), tables);
+                    serving.map(GenerationCursor::appliedPosition).orElse(0L), p, tables);
         });
     }
 }

@@ -15,7 +15,7 @@ class CompletenessRepository {
 
     private static final String SQL_SERVING = """
             SELECT g.generation_id, g.epoch, g.applied_position, g.chain_position, g.highest_seen_position,
-                   g.updated_at,
+                   g.updated_at, g.divergence,
                    (SELECT count(*) FROM held_event h WHERE h.generation_id = g.generation_id
                        AND h.state = 'PARKED') AS parked,
                    (SELECT count(*) FROM held_event h WHERE h.generation_id = g.generation_id
@@ -37,9 +37,9 @@ class CompletenessRepository {
     record WorkerLease(Instant renewedAt, boolean valid) {
     }
 
-    /** The serving generation as completeness sees it. */
+    /** The serving generation as completeness sees it; {@code divergence} null unless it diverged. */
     record Serving(long generationId, long epoch, long appliedPosition, long chainPosition, long highestSeen,
-            Instant updatedAt, long parked, long pending) {
+            Instant updatedAt, long parked, long pending, String divergence) {
     }
 
     private final JdbcClient jdbc;
@@ -52,7 +52,8 @@ class CompletenessRepository {
         return jdbc.sql(SQL_SERVING).params(s.tenant(), s.catalog()).query((rs, n) -> new Serving(
                 rs.getLong("generation_id"), rs.getLong("epoch"), rs.getLong("applied_position"),
                 rs.getLong("chain_position"), rs.getLong("highest_seen_position"),
-                rs.getTimestamp("updated_at").toInstant(), rs.getLong("parked"), rs.getLong("pending"))).optional();
+                rs.getTimestamp("updated_at").toInstant(), rs.getLong("parked"), rs.getLong("pending"),
+                rs.getString("divergence"))).optional();
     }
 
     Optional<WorkerLease> workerLease(StreamId s) {

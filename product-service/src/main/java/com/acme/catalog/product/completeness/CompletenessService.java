@@ -90,7 +90,11 @@ public class CompletenessService {
                 && Long.valueOf(g.epoch()).equals(worker.get().observedEpoch())) {
             boundary = Math.max(boundary, worker.get().observedBoundary());
         }
-        if (g.parked() > 0) {
+        if (g.divergence() != null) {
+            state = CompletenessState.BLOCKED;
+            reason = "CHAIN_DIVERGED: " + g.divergence() + (running ? "; rebuilding (" + rebuild.get().phase() + ")"
+                    : "; a rebuild replaces the generation");
+        } else if (g.parked() > 0) {
             state = CompletenessState.BLOCKED;
             reason = "PARKED_EVENTS: " + g.parked() + " event(s) wait for a dependency";
         } else if (trouble.isPresent() && "BLOCKED".equals(trouble.get().state())) {

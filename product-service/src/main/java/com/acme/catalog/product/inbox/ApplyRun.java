@@ -107,7 +107,7 @@ final class ApplyRun {
                 firstIndex.put(e.position(), i);
             }
         }
-        verifyAgainstRecorded(belowChain);
+        new RedeliveryCheck(inbox, start).verify(belowChain);
         if (!arrivals.isEmpty()) {
             HeldSummary before = holdsNothing(start) ? new HeldSummary(0, 0, 0) : inbox.heldSummary(generation);
             parked = before.parked();
@@ -296,21 +296,6 @@ final class ApplyRun {
                 readThrough = rows.size() < PAGE ? Long.MAX_VALUE : rows.get(rows.size() - 1).position();
             }
             return page.remove(position);
-        }
-    }
-
-    /** Positions at or below the verified one must carry the digest recorded for them. */
-    private void verifyAgainstRecorded(Map<Long, IntegrationEvent> belowChain) {
-        if (belowChain.isEmpty()) {
-            return;
-        }
-        Map<Long, String> recorded = inbox.knownDigests(generation, belowChain.keySet().toArray(Long[]::new));
-        for (IntegrationEvent e : belowChain.values()) {
-            String known = recorded.get(e.position());
-            if (known != null && !known.equals(e.chainDigest())) {
-                throw new ChainBrokenException(generation, start.stream(), start.epoch(), e.position(),
-                        e.chainDigest(), false, "redelivered with a chain digest other than the one verified");
-            }
         }
     }
 

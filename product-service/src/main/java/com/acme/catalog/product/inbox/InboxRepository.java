@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import com.acme.catalog.product.projection.AggregateRevision;
@@ -84,6 +85,9 @@ class InboxRepository {
             UNION ALL
             SELECT position, chain_digest FROM held_event
              WHERE generation_id = ? AND state = 'PARKED' AND position = ANY(?)
+            """;
+    private static final String SQL_START = """
+            SELECT start_position, start_digest FROM generation WHERE generation_id = ? AND start_digest IS NOT NULL
             """;
     private static final String SQL_DISCARD_PENDING = """
             DELETE FROM held_event WHERE generation_id = ? AND position = ? AND state = 'PENDING' AND chain_digest = ?
@@ -212,6 +216,16 @@ class InboxRepository {
                     out.put(rs.getLong(1), rs.getString(2));
                 });
         return out;
+    }
+
+    /** The position the generation started at and the chain digest there; empty when that digest is unknown. */
+    Optional<StartPoint> start(long generation) {
+        return jdbc.sql(SQL_START).params(generation)
+                .query((rs, n) -> new StartPoint(rs.getLong(1), rs.getString(2))).optional();
+    }
+
+    /** Where a generation's chain starts: the export's W and its digest (0 and 64 zeros for an empty start). */
+    record StartPoint(long position, String digest) {
     }
 
     /** Drops a PENDING event proven not to chain; @return whether it was still there */

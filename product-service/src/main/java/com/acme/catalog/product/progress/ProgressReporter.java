@@ -94,6 +94,24 @@ public class ProgressReporter implements DisposableBean {
         }
     }
 
+    /**
+     * Makes {@code position} of {@code epoch} the stream's progress to report from now on, even if it is lower than
+     * what was offered before: after a cutover, what an earlier generation offered and the resolver has not
+     * acknowledged (a diverged generation may have offered a position the resolver never committed) must not be
+     * reported for the new one. Positions the resolver already acknowledged stay acknowledged.
+     */
+    public void restart(StreamId stream, long epoch, long position) {
+        try {
+            worker.execute(() -> {
+                wanted.put(stream, new Progress(epoch, position));
+                retries.remove(stream);
+                drain();
+            });
+        } catch (RejectedExecutionException shuttingDown) {
+            // the next start offers the serving cursors again
+        }
+    }
+
     /** @return the latest progress the resolver acknowledged for the stream, if any since this instance started */
     public Optional<Progress> reported(StreamId stream) {
         return Optional.ofNullable(reported.get(stream));

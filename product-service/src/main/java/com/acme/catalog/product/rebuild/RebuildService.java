@@ -29,6 +29,7 @@ import com.acme.catalog.product.inbox.DeliveryParser;
 import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.IntegrationEvent;
 import com.acme.catalog.product.recovery.FencedOutException;
 import com.acme.catalog.product.recovery.WorkerFence;
@@ -69,6 +70,9 @@ public class RebuildService {
             INSERT INTO serving_generation (tenant, catalog, generation_id) VALUES (?, ?, ?)
             ON CONFLICT (tenant, catalog) DO UPDATE SET generation_id = excluded.generation_id, switched_at = now()
             """;
+    private static final String SQL_DIVERGED = """
+            SELECT diverged_at IS NOT NULL FROM generation WHERE generation_id = ?
+            """;
     private static final String SQL_SERVING_STATUS = """
             UPDATE generation SET status = 'SERVING', updated_at = now() WHERE generation_id = ?
             """;
@@ -92,6 +96,7 @@ public class RebuildService {
     private final int maxAttempts;
     private final long pollMillis;
     private final WorkerLeases leases;
+    private final ProgressReporter progress;
     private final Environment env;
     /** Rebuilds running in this process, with the shadow generation of their current attempt once loaded. */
     private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
@@ -100,7 +105,7 @@ public class RebuildService {
     RebuildService(RebuildRepository rebuilds, ResolverExportClient resolver, ShadowLoader loader,
             GenerationRetirer retirer, GenerationRepository generations, EventApplier applier, DeliveryParser parser,
             ObjectStore store, JdbcClient jdbc, PlatformTransactionManager tm, MeterRegistry meters,
-            RebuildMetrics throughput, WorkerLeases leases, Environment env,
+            RebuildMetrics throughput, WorkerLeases leases, ProgressReporter progress, Environment env,
             @Value("${product.rebuild.lease-ttl-seconds:120}") long leaseTtlSeconds,
             @Value("${product.rebuild.page-limit:1000}") int pageLimit,
             @Value("${product.rebuild.max-attempts:3}") int maxAttempts,
@@ -123,6 +128,7 @@ public class RebuildService {
         this.maxAttempts = maxAttempts;
         this.pollMillis = pollMillis;
         this.leases = leases;
+        this.progress = progress;
         this.env = env;
         leases.onAcquired(this::resumeUnfinished);
         this.workers = Executors.newFixedThreadPool(workers, r -> {
@@ -410,6 +416,7 @@ public class RebuildService {
             rebuilds.target(id, target);
             resolver.registerConsumer(stream, epoch);
             resolver.progress(stream, epoch, target);
+            progress.restart(stream, epoch, target);
             resolver.releaseLease(leaseId);
             leaseId = null;
         }
@@ -578,8 +585,10 @@ public class RebuildService {
                             + " are parked in the shadow generation (processed through " + shadow.appliedPosition()
                             + "): its state is not the resolver's; see docs/rebuild.md");
                 }
-                if (serving.isPresent() && serving.get().epoch() == epoch
-                        && serving.get().appliedPosition() > h) {
+                // ahead of the resolver is a rollback signal, unless the serving copy is known to have diverged
+                // (it may hold a forged event the resolver never committed): then the rebuild is the repair
+                if (serving.isPresent() && serving.get().epoch() == epoch && serving.get().appliedPosition() > h
+                        && !jdbc.sql(SQL_DIVERGED).params(serving.get().generationId()).query(Boolean.class).single()) {
                     throw new IllegalStateException("the serving generation is at " + serving.get().appliedPosition()
                             + ", past the resolver's head " + h);
                 }

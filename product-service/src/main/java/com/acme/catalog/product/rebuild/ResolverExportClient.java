@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.EventPage;
 
@@ -29,6 +30,13 @@ public class ResolverExportClient {
     /** The resolver answered 410: the lease or the cursor is gone, or the epoch changed. */
     public static final class GoneException extends RuntimeException {
         GoneException(String message) {
+            super(message);
+        }
+    }
+
+    /** The resolver answered 422 {@code POSITION_AHEAD}: the position asked about is beyond its committed head. */
+    public static final class AheadOfSourceException extends RuntimeException {
+        AheadOfSourceException(String message) {
             super(message);
         }
     }
@@ -107,6 +115,25 @@ public class ResolverExportClient {
                 .toEntity(String.class);
         check("catch-up page after " + after, r);
         return EventPage.parse(r.getBody());
+    }
+
+    /**
+     * The resolver's chain digest at {@code position} of {@code epoch} (and its head).
+     *
+     * @throws GoneException on a 410: the digest there is pruned, or the epoch is not the open one
+     * @throws AheadOfSourceException when the resolver has not committed {@code position}
+     */
+    public ChainDigestAt chainDigest(StreamId s, long epoch, long position) {
+        ResponseEntity<String> r = rest.get().uri(u -> u.path("/v1/streams/{t}/{c}/chain-digest")
+                .queryParam("position", position).queryParam("epoch", epoch).build(s.tenant(), s.catalog()))
+                .retrieve().toEntity(String.class);
+        if (r.getStatusCode().value() == 422 && r.getBody() != null
+                && "POSITION_AHEAD".equals(json.readTree(r.getBody()).path("code").stringValue())) {
+            throw new AheadOfSourceException("the resolver has not committed position " + position + " of " + s
+                    + " epoch " + epoch + ": " + r.getBody());
+        }
+        check("chain digest at " + position, r);
+        return json.readValue(r.getBody(), ChainDigestAt.class);
     }
 
     void registerConsumer(StreamId s, long epoch) {

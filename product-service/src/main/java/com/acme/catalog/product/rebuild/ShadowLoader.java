@@ -21,11 +21,11 @@ import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.export.CorruptExportException;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportObjectReader;
+import com.acme.catalog.contracts.export.ExportTable;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 
 import org.postgresql.PGConnection;
@@ -75,30 +75,15 @@ class ShadowLoader {
     private static final String SQL_TABLES = "SELECT unnest(generation_tables())";
     private static final String SQL_EXISTS = "SELECT to_regclass(?) IS NOT NULL";
     private static final String SQL_DELETE_GENERATION = "DELETE FROM generation WHERE generation_id = ?";
-    /** The columns COPY fills besides the object's own: generation, epoch, position W (in the line's tail). */
+    /** The columns COPY fills besides a current-state object's own: generation, epoch, position W (line tail). */
     private static final String COPY_TAIL_COLUMNS = ", generation_id, epoch, position";
+    /** The history object's rows carry their own epoch and position: only the generation is appended. */
+    private static final String COPY_HISTORY_TAIL_COLUMNS = ", generation_id";
     /** The projection table each export table is loaded into. */
-    private static final Map<Table, String> PARTITION_OF = Map.of(Table.items, "item", Table.mappings, "mapping",
-            Table.policies, "policy", Table.releases, "release");
+    private static final Map<ExportTable, String> PARTITION_OF = Map.of(ExportTable.items, "item",
+            ExportTable.mappings, "mapping", ExportTable.policies, "policy", ExportTable.releases, "release",
+            ExportTable.revisions, "aggregate_revision");
 
-    /** Each aggregate's current revision; {@code %1$d} is the generation: every table named is its plain table. */
-    private static final String SQL_DERIVE_REVISIONS = """
-            INSERT INTO aggregate_revision_g%1$d (generation_id, aggregate_type, aggregate_id, revision, content,
-                                                  deleted, epoch, position, event_id)
-            SELECT generation_id, 'item', item_id, revision,
-                   CASE WHEN deleted THEN '{}'::jsonb ELSE jsonb_build_object('attributes', attributes) END, deleted,
-                   epoch, position, '00000000-0000-0000-0000-000000000000'::uuid FROM item_g%1$d
-            UNION ALL
-            SELECT generation_id, 'mapping', mapping_id, revision, jsonb_build_object('source', source, 'target', target),
-                   false, epoch, position, '00000000-0000-0000-0000-000000000000'::uuid FROM mapping_g%1$d
-            UNION ALL
-            SELECT generation_id, 'policy', policy_id, revision, jsonb_build_object('rules', rules), false,
-                   epoch, position, '00000000-0000-0000-0000-000000000000'::uuid FROM policy_g%1$d
-            UNION ALL
-            SELECT generation_id, 'release', release_id, revision,
-                   jsonb_build_object('visibility', visibility, 'items', items), false, epoch, position,
-                   '00000000-0000-0000-0000-000000000000'::uuid FROM release_g%1$d
-            """;
     /** The items each release names, at the highest revision it lists. */
     private static final String SQL_DERIVE_RELEASE_ITEMS = """
             INSERT INTO release_item_g%1$d (generation_id, release_id, item_id, revision)
@@ -107,30 +92,55 @@ class ShadowLoader {
              GROUP BY r.generation_id, r.release_id, ref ->> 'itemId'
             """;
     /**
-     * One half ({@code %2$d}: 0 or 1, by a hash of the item id) of the public view over the loaded rows: the rule
-     * of {@code ProjectionRepository}'s public view (an item is public as the revision its latest PUBLIC release
-     * names, unless deleted). The rule reads the item's content at that revision from {@code aggregate_revision};
-     * right after the load that table holds exactly each item's current row ({@link #SQL_DERIVE_REVISIONS}), so the
-     * item table itself is read here and the view need not wait for the revisions. ShadowLoaderIT checks the two
-     * agree.
+     * Per item named by a PUBLIC release, the latest such release (greatest (epoch, position) of its current
+     * revision) and the revision it names: the winner of {@code ProjectionRepository}'s public-view rule, before the
+     * item's own state is looked at. {@code %2$s}: an extra condition on the item id.
+     */
+    private static final String WINNERS = """
+            SELECT DISTINCT ON (ri.item_id) ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch,
+                   r.position
+              FROM release_item_g%1$d ri JOIN release_g%1$d r ON r.release_id = ri.release_id
+             WHERE r.visibility = 'PUBLIC' %2$s
+             ORDER BY ri.item_id, r.epoch DESC, r.position DESC
+            """;
+    /**
+     * One half ({@code %2$d}: 0 or 1, by a hash of the item id) of the public view of the items whose winning
+     * release names their current revision (the usual case), with the attributes of the item row itself: this
+     * needs no revision history, so it runs while the history is still being indexed. ShadowLoaderIT checks that
+     * the two statements together equal {@code ProjectionRepository}'s rule.
      */
     private static final String SQL_PUBLIC_VIEW = """
             INSERT INTO public_item_g%1$d (generation_id, item_id, revision, release_id, release_epoch,
                                            release_position, attributes, document)
-            SELECT DISTINCT ON (ri.item_id)
-                   ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch, r.position, i.attributes,
+            SELECT w.generation_id, w.item_id, w.revision, w.release_id, w.epoch, w.position, i.attributes,
                    setweight(to_tsvector('english', coalesce(i.attributes ->> 'name', '')), 'A')
                    || setweight(jsonb_to_tsvector('english', i.attributes, '["string"]'), 'B')
-                   || setweight(to_tsvector('simple', ri.item_id), 'C')
-              FROM release_item_g%1$d ri
-              JOIN release_g%1$d r ON r.release_id = ri.release_id
-              JOIN item_g%1$d i ON i.item_id = ri.item_id AND i.revision = ri.revision
-             WHERE r.visibility = 'PUBLIC' AND NOT i.deleted AND hashtext(ri.item_id) & 1 = %2$d
-             ORDER BY ri.item_id, r.epoch DESC, r.position DESC
+                   || setweight(to_tsvector('simple', w.item_id), 'C')
+              FROM (%3$s) w
+              JOIN item_g%1$d i ON i.item_id = w.item_id AND i.revision = w.revision AND NOT i.deleted
+            """;
+    /**
+     * The rest of the public view: items whose winning release names an older revision than their current one
+     * (updated after the release), with the attributes of that revision from the history, looked up by its
+     * primary key (built before this runs). A winner naming a deletion revision publishes nothing; the resolver
+     * never accepts such a release.
+     */
+    private static final String SQL_PUBLIC_VIEW_OLDER_REVISIONS = """
+            INSERT INTO public_item_g%1$d (generation_id, item_id, revision, release_id, release_epoch,
+                                           release_position, attributes, document)
+            SELECT w.generation_id, w.item_id, w.revision, w.release_id, w.epoch, w.position,
+                   a.content -> 'attributes',
+                   setweight(to_tsvector('english', coalesce(a.content #>> '{attributes,name}', '')), 'A')
+                   || setweight(jsonb_to_tsvector('english', a.content -> 'attributes', '["string"]'), 'B')
+                   || setweight(to_tsvector('simple', w.item_id), 'C')
+              FROM (%2$s) w
+              JOIN item_g%1$d i ON i.item_id = w.item_id AND i.revision <> w.revision AND NOT i.deleted
+              JOIN aggregate_revision_g%1$d a ON a.aggregate_type = 'item' AND a.aggregate_id = w.item_id
+                                             AND a.revision = w.revision AND NOT a.deleted
             """;
     private static final String SQL_SET_CURSOR = """
             UPDATE generation
-               SET start_position = ?, chain_position = ?, chain_digest = ?, applied_position = ?,
+               SET start_position = ?, start_digest = ?, chain_position = ?, chain_digest = ?, applied_position = ?,
                    highest_seen_position = ?, updated_at = now()
              WHERE generation_id = ?
             """;
@@ -200,17 +210,19 @@ class ShadowLoader {
         return tx.execute(status -> {
             jdbc.sql(SQL_ATTACH).params(g).query().singleRow();
             long w = manifest.cursor();
-            jdbc.sql(SQL_SET_CURSOR).params(w, w, manifest.chainDigest(), w, w, g).update();
+            jdbc.sql(SQL_SET_CURSOR).params(w, manifest.chainDigest(), w, manifest.chainDigest(), w, w, g).update();
             steps.put("attach", (System.nanoTime() - t1) / 1_000_000);
             return new Loaded(g, rows, new LinkedHashMap<>(new TreeMap<>(steps)));
         });
     }
 
     /**
-     * The two connections' work. A: items (copy, statistics), one half of the public view, the revisions (index,
-     * statistics). B: the small tables (mappings, policies, releases, release items, the empty inbox and held
-     * events, their indexes), then the other half of the public view, its indexes and the item index. Each waits for what it
-     * reads; a failure on one fails the other's next wait.
+     * The two connections' work. A: items (copy, statistics), the revision history (copy), the releases'
+     * positions from it, one half of the public view, the history's indexes and statistics, then the public rows
+     * of items released at an older revision (they read the history by key). B: the small tables (mappings,
+     * policies, releases, release items, the empty inbox and held events, their indexes), then the other half of
+     * the public view and the item index, and once A's public rows are in, the public view's indexes. Each waits
+     * for what it reads; a failure on one fails the other's next wait.
      */
     private final class Fill {
         final long g;
@@ -221,11 +233,17 @@ class ShadowLoader {
         final AtomicLong rows = new AtomicLong();
         final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
         final CompletableFuture<Void> itemsCopied = new CompletableFuture<>();
+        final CompletableFuture<Void> historyCopied = new CompletableFuture<>();
         final CompletableFuture<Void> smallCopied = new CompletableFuture<>();
-        final CompletableFuture<Void> viewHalfWritten = new CompletableFuture<>();
+        final CompletableFuture<Void> positionsSet = new CompletableFuture<>();
+        final CompletableFuture<Void> viewRestWritten = new CompletableFuture<>();
         final long startedAt = System.nanoTime();
-        /** Each CSV line's tail: generation, epoch, position W. */
+        /** Each current-state CSV line's tail: generation, epoch, position W. */
         final byte[] tail;
+        /** Each history line's tail: the generation. */
+        final byte[] historyTail;
+        /** The current revision of each release as the history streams by, with where it was made. */
+        final ReleasePositions releasePositions = new ReleasePositions(jdbc);
         volatile long copiedAt;
 
         Fill(long g, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded, Map<String, Long> steps) {
@@ -236,6 +254,7 @@ class ShadowLoader {
             this.steps = steps;
             this.tail = ("," + g + "," + manifest.epoch() + "," + manifest.cursor() + "\n")
                     .getBytes(StandardCharsets.US_ASCII);
+            this.historyTail = ("," + g + "\n").getBytes(StandardCharsets.US_ASCII);
         }
 
         long run() {
@@ -271,9 +290,10 @@ class ShadowLoader {
                 steps.put(name, (System.nanoTime() - startedAt) / 1_000_000);
             } catch (RuntimeException | Error e) {
                 firstFailure.compareAndSet(null, e);
-                itemsCopied.completeExceptionally(e);
-                smallCopied.completeExceptionally(e);
-                viewHalfWritten.completeExceptionally(e);
+                for (CompletableFuture<Void> f : List.of(itemsCopied, historyCopied, smallCopied, positionsSet,
+                        viewRestWritten)) {
+                    f.completeExceptionally(e);
+                }
                 throw e;
             }
         }
@@ -281,31 +301,38 @@ class ShadowLoader {
         private void itemsChain() {
             inTx(() -> {
                 jdbc.sql(SQL_CREATE_TABLE).params(g, "item").query().singleRow();
-                loaded(copy(Table.items, g, manifestKey, manifest, tail));
+                loaded(copy(ExportTable.items, g, manifestKey, manifest, tail, (record, length) -> { }));
                 jdbc.sql("ANALYZE item_g" + g).update();
             });
             rowsLoaded.accept(rows.get());
             itemsCopied.complete(null);
-            copied();
-            smallCopied.join();
-            inTx(() -> jdbc.sql(SQL_PUBLIC_VIEW.formatted(g, 0)).update());
-            viewHalfWritten.complete(null);
-            long d0 = System.nanoTime();
+            long h0 = System.nanoTime();
             inTx(() -> {
                 jdbc.sql(SQL_CREATE_TABLE).params(g, "aggregate_revision").query().singleRow();
-                jdbc.sql(SQL_DERIVE_REVISIONS.formatted(g)).update();
+                loaded(copy(ExportTable.revisions, g, manifestKey, manifest, historyTail, releasePositions));
             });
+            steps.put("history", (System.nanoTime() - h0) / 1_000_000);
+            rowsLoaded.accept(rows.get());
+            historyCopied.complete(null);
+            copied();
+            smallCopied.join();
+            long d0 = System.nanoTime();
+            inTx(() -> releasePositions.apply(g, manifest.exportId()));
             steps.put("derive", (System.nanoTime() - d0) / 1_000_000);
+            positionsSet.complete(null);
+            inTx(() -> jdbc.sql(SQL_PUBLIC_VIEW.formatted(g, 0, winners(0))).update());
             indexes("aggregate_revision");
             // the catch-up's statements look revisions up by key: give the planner the table's statistics
             inTx(() -> jdbc.sql("ANALYZE aggregate_revision_g" + g).update());
+            inTx(() -> jdbc.sql(SQL_PUBLIC_VIEW_OLDER_REVISIONS.formatted(g, WINNERS.formatted(g, ""))).update());
+            viewRestWritten.complete(null);
         }
 
         private void smallTablesChain() {
             inTx(() -> {
-                for (Table table : List.of(Table.mappings, Table.policies, Table.releases)) {
+                for (ExportTable table : List.of(ExportTable.mappings, ExportTable.policies, ExportTable.releases)) {
                     jdbc.sql(SQL_CREATE_TABLE).params(g, PARTITION_OF.get(table)).query().singleRow();
-                    loaded(copy(table, g, manifestKey, manifest, tail));
+                    loaded(copy(table, g, manifestKey, manifest, tail, (record, length) -> { }));
                 }
                 for (String table : List.of("release_item", "public_item", "inbox", "held_event")) {
                     jdbc.sql(SQL_CREATE_TABLE).params(g, table).query().singleRow();
@@ -316,17 +343,23 @@ class ShadowLoader {
             });
             rowsLoaded.accept(rows.get());
             smallCopied.complete(null);
-            indexes("mapping", "policy", "release", "release_item", "inbox", "held_event");
-            itemsCopied.join();
+            indexes("mapping", "policy", "release_item", "inbox", "held_event");
+            positionsSet.join();
+            indexes("release");
             copied();
-            inTx(() -> jdbc.sql(SQL_PUBLIC_VIEW.formatted(g, 1)).update());
-            viewHalfWritten.join();
+            inTx(() -> jdbc.sql(SQL_PUBLIC_VIEW.formatted(g, 1, winners(1))).update());
+            indexes("item");
+            viewRestWritten.join();
             steps.put("publicView", (System.nanoTime() - copiedAt) / 1_000_000);
-            indexes("public_item", "item");
+            indexes("public_item");
+        }
+
+        private String winners(int half) {
+            return WINNERS.formatted(g, "AND hashtext(ri.item_id) & 1 = " + half);
         }
 
         private synchronized void copied() {
-            if (copiedAt == 0 && itemsCopied.isDone() && smallCopied.isDone()) {
+            if (copiedAt == 0 && itemsCopied.isDone() && historyCopied.isDone() && smallCopied.isDone()) {
                 copiedAt = System.nanoTime();
                 steps.put("copy", (copiedAt - startedAt) / 1_000_000);
             }
@@ -372,10 +405,16 @@ class ShadowLoader {
         }
     }
 
-    /** Streams one object into the generation's plain table; each CSV record gets {@code tail} (g, epoch, W). */
-    private long copy(Table table, long g, String manifestKey, ExportManifest manifest, byte[] tail) {
+    /**
+     * Streams one object into the generation's plain table; each CSV record gets {@code tail} (g, epoch, W for the
+     * current-state tables, g for the history), and {@code seen} sees it as stored. A current-state table's
+     * checksum must equal the manifest's {@code stateChecksum}.
+     */
+    private long copy(ExportTable table, long g, String manifestKey, ExportManifest manifest, byte[] tail,
+            ExportObjectReader.RecordHandler seen) {
         Connection c = DataSourceUtils.getConnection(dataSource);
-        String columns = String.join(", ", manifest.object(table).columns()) + COPY_TAIL_COLUMNS;
+        String columns = String.join(", ", manifest.object(table).columns())
+                + (table == ExportTable.revisions ? COPY_HISTORY_TAIL_COLUMNS : COPY_TAIL_COLUMNS);
         String target = PARTITION_OF.get(table) + "_g" + g;
         try {
             CopyIn in = c.unwrap(PGConnection.class).getCopyAPI()
@@ -385,6 +424,7 @@ class ShadowLoader {
             try {
                 // each record as the export stored it (PostgreSQL's own CSV), the tail's columns appended
                 sum = ExportObjectReader.readRecords(store, manifestKey, manifest.object(table), (record, length) -> {
+                    seen.record(record, length);
                     buffer.write(record, 0, length);
                     buffer.write(tail, 0, tail.length);
                     if (buffer.size() >= 1 << 16) {
@@ -398,10 +438,12 @@ class ShadowLoader {
                     in.cancelCopy();
                 }
             }
-            TableChecksum expected = manifest.stateChecksum().get(table);
-            if (!sum.equals(expected)) {
-                throw new CorruptExportException("the " + table + " object has checksum " + sum
-                        + " but the manifest's stateChecksum says " + expected);
+            if (table.profileTable().isPresent()) {
+                TableChecksum expected = manifest.stateChecksum().get(table.profileTable().get());
+                if (!sum.equals(expected)) {
+                    throw new CorruptExportException("the " + table + " object has checksum " + sum
+                            + " but the manifest's stateChecksum says " + expected);
+                }
             }
             return sum.rows();
         } catch (IOException | SQLException e) {

@@ -37,8 +37,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * The recovery worker (docs/rebuild.md "Recovery worker"). Per stream, and only while this instance holds the
- * stream's worker lease, a cycle compares the serving generation's verified-through position with the resolver's
- * boundary (its committed cursor) and closes the difference (on a periodic trigger only what the relay has not
+ * stream's worker lease, a cycle first proves the serving generation's chain is the resolver's (its digest at the
+ * generation's chain position; a divergence is marked, counted and rebuilt, never CURRENT), then compares the
+ * verified-through position with the resolver's boundary (its committed cursor) and closes the difference (on a periodic trigger only what the relay has not
  * delivered for a whole interval, so it does not race a working relay): bounded catch-up pages through
  * {@code GET /v1/exports/events}, or a rebuild when there is no serving generation, the epoch changed, or the
  * resolver answers 410. Triggers: startup, a live gap or chain break, deliveries resuming after a failure, and a
@@ -68,6 +69,7 @@ public class RecoveryWorker implements SmartLifecycle {
     private final ResolverExportClient resolver;
     private final GenerationRepository generations;
     private final ServingCatchUp catchUp;
+    private final ChainDivergence divergence;
     private final RecoveryStatusRepository status;
     private final MeterRegistry meters;
     private final Clock clock;
@@ -88,8 +90,8 @@ public class RecoveryWorker implements SmartLifecycle {
     private volatile boolean running;
 
     RecoveryWorker(WorkerLeases leases, RebuildService rebuilds, ResolverExportClient resolver,
-            GenerationRepository generations, ServingCatchUp catchUp, RecoveryStatusRepository status,
-            MeterRegistry meters, Optional<Clock> clock,
+            GenerationRepository generations, ServingCatchUp catchUp, ChainDivergence divergence,
+            RecoveryStatusRepository status, MeterRegistry meters, Optional<Clock> clock,
             @Value("${product.recovery.enabled:true}") boolean enabled,
             @Value("${product.recovery.interval-ms:30000}") long intervalMs,
             @Value("${product.recovery.gap-grace-ms:2000}") long gapGraceMs,
@@ -102,6 +104,7 @@ public class RecoveryWorker implements SmartLifecycle {
         this.resolver = resolver;
         this.generations = generations;
         this.catchUp = catchUp;
+        this.divergence = divergence;
         this.status = status;
         this.meters = meters;
         this.clock = clock.orElse(Clock.systemUTC());
@@ -223,6 +226,10 @@ public class RecoveryWorker implements SmartLifecycle {
             throw new BlockedException("EPOCH_BEHIND: the resolver is at epoch " + source.epoch()
                     + " but the product serves epoch " + c.epoch());
         }
+        Optional<String> diverged = divergence.recorded(c.generationId()).or(() -> divergence.check(c));
+        if (diverged.isPresent()) {
+            return diverged(c, diverged.get());
+        }
         if (c.appliedPosition() >= source.cursor()) {
             status.ok(s, source.epoch(), source.cursor(), true);
             periodicBoundary.put(s, source.cursor());
@@ -241,6 +248,8 @@ public class RecoveryWorker implements SmartLifecycle {
             r = catchUp.run(fence.get(), source.epoch(), maxPagesPerCycle);
         } catch (ResolverExportClient.GoneException e) {
             return rebuild(s, "catch-up answered 410: " + e.getMessage());
+        } catch (ServingCatchUp.DivergedException e) {
+            return diverged(c, e.getMessage());
         }
         boolean verified = r.cursor() != null && r.cursor().appliedPosition() >= source.cursor();
         status.ok(s, source.epoch(), Math.max(source.cursor(), r.cursor() == null ? 0 : r.cursor().chainPosition()),
@@ -248,6 +257,12 @@ public class RecoveryWorker implements SmartLifecycle {
         log.info("{}: recovery ({}) caught up {} event(s) in {} page(s) to {}", s, why, r.events(), r.pages(),
                 r.cursor() == null ? "?" : r.cursor().appliedPosition());
         return r.reachedHead() ? Outcome.CAUGHT_UP : Outcome.MORE;
+    }
+
+    /** The serving generation's chain is not the resolver's: it is marked (BLOCKED, counted) and rebuilt. */
+    private Outcome diverged(GenerationCursor c, String why) {
+        divergence.mark(c, why);
+        return rebuild(c.stream(), "the serving generation diverged from the resolver: " + why);
     }
 
     /** A rebuild the worker started that FAILED counts as a failed cycle, so restarts back off too. */

@@ -36,6 +36,16 @@ class ServingCatchUp {
     record Result(GenerationCursor cursor, int pages, long events, boolean reachedHead) {
     }
 
+    /**
+     * A page starts from another digest than the serving generation verified at that position: the generation's
+     * chain is not the resolver's (the worker marks it and rebuilds).
+     */
+    static final class DivergedException extends RuntimeException {
+        DivergedException(String message) {
+            super(message);
+        }
+    }
+
     /** The serving generation changed (a cutover) while a page was read: the cycle starts over. */
     static final class SupersededException extends RuntimeException {
         SupersededException(String message) {
@@ -70,6 +80,7 @@ class ServingCatchUp {
 
     /**
      * @throws ResolverExportClient.GoneException on a 410 (the caller rebuilds)
+     * @throws DivergedException when a page starts from another digest than the serving generation's
      * @throws com.acme.catalog.contracts.ApiException {@code CHAIN_BROKEN} when a page does not chain
      * @throws FencedOutException when the worker lost its lease; that page was not written
      */
@@ -107,6 +118,10 @@ class ServingCatchUp {
      * @return the serving cursor after the commit
      */
     GenerationCursor applyPage(WorkerFence fence, GenerationCursor read, EventPage page) {
+        if (page.after() == read.chainPosition() && !page.chainDigestAfter().equals(read.chainDigest())) {
+            throw new DivergedException(ChainDivergence.describe(read.chainPosition(), read.chainDigest(),
+                    page.chainDigestAfter()));
+        }
         List<EventWire.Split> splits = page.verify(read.chainDigest());
         List<IntegrationEvent> events = new ArrayList<>(splits.size());
         for (EventWire.Split split : splits) {

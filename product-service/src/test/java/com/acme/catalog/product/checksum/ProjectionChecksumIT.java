@@ -13,9 +13,11 @@ import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Accumulator;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.checksum.PublicViewChecksum;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.product.support.Change;
+import com.acme.catalog.product.support.ExpectedProjection;
 import com.acme.catalog.product.support.ProductIT;
 
 import org.junit.jupiter.api.Test;
@@ -55,6 +57,36 @@ class ProjectionChecksumIT extends ProductIT {
         assertThat(expected.get(Table.releases).rows()).isPositive();
     }
 
+    /** public-view-v1 is what the public endpoints serve, and equals the oracle's public view of the history. */
+    @Test
+    void publicViewChecksumEqualsTheOracleOfTheAppliedHistory() {
+        StreamId stream = new StreamId("acme", "view");
+        List<ChainWriter.Event> events = new ChainWriter(stream, 1, new Random(31))
+                .appendAll(new CatalogHistory(new Random(32)).random(400));
+        for (int i = 0; i < events.size(); i += 40) {
+            ResponseEntity<JsonNode> r = deliver("r", events.subList(i, Math.min(events.size(), i + 40)).stream()
+                    .map(ChainWriter.Event::delivered).toList());
+            assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(200);
+        }
+        ExpectedProjection oracle = ExpectedProjection.of(events);
+        assertThat(oracle.publicItems).hasSizeGreaterThan(3);
+        Accumulator acc = new Accumulator(PublicViewChecksum.TABLE, PublicViewChecksum.COLUMNS);
+        oracle.publicRows().forEach(row -> acc.row(row[0], row[1], row[2], jsonb((String) row[3])));
+        TableChecksum expected = acc.finish();
+
+        JsonNode body = checksum("op", "view", "public-view-v1");
+        assertThat(body.get("profile").stringValue()).isEqualTo("public-view-v1");
+        assertThat(body.get("position").longValue()).isEqualTo(events.size());
+        assertThat(body.get("tables").get("publicItems").get("rows").longValue()).isEqualTo(expected.rows());
+        assertThat(body.get("tables").get("publicItems").get("sha256").stringValue()).isEqualTo(expected.sha256());
+        assertThat(checksum("op", "view", "accepted-state-v1").get("tables")).isEqualTo(
+                checksum("op", "view", null).get("tables"));
+        ResponseEntity<JsonNode> bad = client("op").get().uri("/v1/streams/acme/view/projection-checksum?profile=x")
+                .retrieve().toEntity(JsonNode.class);
+        assertThat(bad.getStatusCode().value()).isEqualTo(400);
+        assertThat(bad.getBody().get("code").stringValue()).isEqualTo("INVALID_BODY");
+    }
+
     @Test
     void aStreamWithoutGenerationIsEmptyAndTokensAreChecked() {
         JsonNode body = checksum("c", "nothing");
@@ -69,8 +101,12 @@ class ProjectionChecksumIT extends ProductIT {
     }
 
     private JsonNode checksum(String token, String catalog) {
-        ResponseEntity<JsonNode> r = client(token).get().uri("/v1/streams/acme/{c}/projection-checksum", catalog)
-                .retrieve().toEntity(JsonNode.class);
+        return checksum(token, catalog, null);
+    }
+
+    private JsonNode checksum(String token, String catalog, String profile) {
+        ResponseEntity<JsonNode> r = client(token).get().uri("/v1/streams/acme/{c}/projection-checksum"
+                + (profile == null ? "" : "?profile=" + profile), catalog).retrieve().toEntity(JsonNode.class);
         assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(200);
         return r.getBody();
     }

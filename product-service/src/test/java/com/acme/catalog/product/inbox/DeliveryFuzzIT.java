@@ -28,8 +28,12 @@ import tools.jackson.databind.JsonNode;
 /**
  * A seeded delivery fuzzer: four event sets (two as the resolver publishes them, two with events moved ahead of
  * what they depend on), each delivered over and over, shuffled, partly duplicated and split into random batches.
- * Every run must end with the same projection (row for row), equal to an independently computed expectation,
- * with the contiguous position at the last position and nothing held. Each run reuses its set's generation,
+ * The histories interleave item writes, deletions and re-creations, PUBLIC and PRIVATE releases (re-put, emptied,
+ * naming older revisions of live and deleted items) and releases followed by the item's next revision, in
+ * multi-change transactions. Every run must end with the same projection (row for row), equal to an independently
+ * computed expectation ({@link ExpectedProjection}: current state and the public view with the served attributes),
+ * with the contiguous position at the last position and nothing held. {@code RebuildFuzzIT} checks the same
+ * histories after a rebuild. Each run reuses its set's generation,
  * emptied first, and commits skip the WAL flush (nothing here survives a crash anyway), so 200 runs stay fast.
  * Reproduce with {@code -Dfuzz.seed=…}; {@code -Dfuzz.runs=…} for more.
  */
@@ -73,6 +77,7 @@ class DeliveryFuzzIT extends ProductIT {
                 assertThat(projections.items(g)).as(where).isEqualTo(expected.items);
                 assertThat(projections.releases(g)).as(where).isEqualTo(expected.releases);
                 assertThat(projections.publicItems(g)).as(where).isEqualTo(expected.publicItems);
+                assertThat(projections.publicView(g)).as("served attributes, " + where).isEqualTo(expected.publicView());
                 Map<String, List<String>> dump = projections.dump(g);
                 if (reference == null) {
                     reference = dump;

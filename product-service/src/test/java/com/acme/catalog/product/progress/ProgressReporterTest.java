@@ -132,6 +132,21 @@ class ProgressReporterTest {
         }
     }
 
+    /** After a cutover, a refused offer of the old generation is not retried forever above the new position. */
+    @Test
+    void aRestartReplacesAnOfferTheResolverRefusesWithALowerPosition() {
+        RESOLVER.refuseAbove(11, 422); // the resolver's cursor is at 11
+        reporter.offer(stream, 1, 12);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> RESOLVER.reports(stream.tenant(), stream.catalog()).size() >= 2);
+        reporter.restart(stream, 1, 10);
+        awaitReported(1, 10);
+        reporter.offer(stream, 1, 11);
+        awaitReported(1, 11);
+        assertThat(RESOLVER.reports(stream.tenant(), stream.catalog())).filteredOn(r -> r.position() == 12)
+                .extracting(Report::answered).containsOnly(422);
+    }
+
     private void awaitReported(long epoch, long position) {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(reporter.reported(stream)).contains(new ProgressReporter.Progress(epoch, position)));

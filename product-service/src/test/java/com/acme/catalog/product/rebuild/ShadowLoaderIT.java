@@ -23,6 +23,7 @@ import com.acme.catalog.contracts.export.CorruptExportException;
 import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportManifest.ManifestObject;
+import com.acme.catalog.contracts.export.ExportTable;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.product.projection.ProjectionWriter;
 import com.acme.catalog.product.support.ProductIT;
@@ -62,11 +63,20 @@ class ShadowLoaderIT extends ProductIT {
         ShadowLoader.Loaded loaded = loader.load(STREAM, key, manifest, rows -> { });
         long g = loaded.generationId();
 
-        assertThat(loaded.rows()).isEqualTo(300 + 3 + 2 + 4);
-        assertThat(loaded.stepMillis()).containsKeys("copy", "derive", "publicView", "indexes", "attach");
+        long history = 300 + 150 + 4 + 4 + 6;
+        assertThat(loaded.rows()).isEqualTo(300 + 3 + 2 + 5 + history);
+        assertThat(loaded.stepMillis()).containsKeys("copy", "history", "derive", "publicView", "indexes", "attach");
         assertThat(count("SELECT count(*) FROM item WHERE generation_id = ?", g)).isEqualTo(300);
         assertThat(count("SELECT count(*) FROM aggregate_revision WHERE generation_id = ?", g))
-                .isEqualTo(300 + 3 + 2 + 4);
+                .as("the whole history, older revisions too").isEqualTo(history);
+        assertThat(count("SELECT count(*) FROM aggregate_revision WHERE generation_id = ? AND revision = 1 "
+                + "AND aggregate_type = 'item' AND content #>> '{attributes,name}' LIKE 'Old boot%'", g))
+                .isEqualTo(150);
+        // each release row carries where its current revision was made, from the history
+        assertThat(jdbc.sql("SELECT release_id || '@' || position FROM release WHERE generation_id = ? ORDER BY 1")
+                .params(g).query(String.class).list()).containsExactly("older@" + (history),
+                        "summer@" + (history - 5), "winter@" + (history - 3), "x-private@" + (history - 2),
+                        "y-empty@" + (history - 1));
         assertThat(count("SELECT count(*) FROM item WHERE generation_id = ? AND epoch = 1 AND position = 777", g))
                 .isEqualTo(300);
         for (String table : jdbc.sql("SELECT unnest(generation_tables())").query(String.class).list()) {
@@ -87,6 +97,9 @@ class ShadowLoaderIT extends ProductIT {
         // the loader's public view equals the projection's own rule over the same rows
         List<String> loadedView = publicView(g);
         assertThat(loadedView).hasSize(100);
+        assertThat(jdbc.sql("SELECT release_id || ' ' || revision || ' ' || (attributes ->> 'name') FROM public_item "
+                + "WHERE generation_id = ? AND item_id = 'sku-0001'").params(g).query(String.class).single())
+                .as("the latest PUBLIC release names the item's older revision").isEqualTo("older 1 Old boot 1");
         projection.rebuildPublicView(g);
         assertThat(publicView(g)).isEqualTo(loadedView);
     }
@@ -104,6 +117,16 @@ class ShadowLoaderIT extends ProductIT {
         assertThat(count("SELECT count(*) FROM generation WHERE generation_id > ?", 0)).isEqualTo(generationsBefore);
         assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ '_g[0-9]+$' AND relkind = ?", "r"))
                 .isEqualTo(tablesBefore);
+    }
+
+    @Test
+    void aReleaseWhoseCurrentRevisionIsNotInTheHistoryFailsTheLoadAndLeavesNothing() throws Exception {
+        String key = export("no-release-" + UUID.randomUUID(), 30, false, true);
+        long generationsBefore = count("SELECT count(*) FROM generation WHERE generation_id > ?", 0);
+        assertThatThrownBy(() -> loader.load(STREAM, key, manifest(key), rows -> { }))
+                .isInstanceOf(ShadowLoader.LoadFailedException.class)
+                .hasMessageContaining("1 release(s) whose current revision is not in its revision history");
+        assertThat(count("SELECT count(*) FROM generation WHERE generation_id > ?", 0)).isEqualTo(generationsBefore);
     }
 
     @Test
@@ -150,21 +173,47 @@ class ShadowLoaderIT extends ProductIT {
 
     /**
      * Writes an export of {@code items} items (every third deleted; half of the rest public through two releases,
-     * one naming an item twice), 3 mappings, 2 policies, at cursor 777; {@code corrupt}: the items object's
-     * stored bytes differ from the manifest's SHA-256.
+     * one naming an item twice; {@code sku-0001}, at revision 2, named at its older revision 1 by a third PUBLIC
+     * release made after the others), 3 mappings, 2 policies, with the whole revision history, at cursor 777;
+     * {@code corrupt}: the items object's stored bytes differ from the manifest's SHA-256.
      */
     private String export(String folder, int items, boolean corrupt) throws Exception {
-        Map<Table, List<String[]>> rows = new EnumMap<>(Table.class);
+        return export(folder, items, corrupt, false);
+    }
+
+    /** {@code withoutOlder}: the history lacks the revision of release {@code older}. */
+    private String export(String folder, int items, boolean corrupt, boolean withoutOlder) throws Exception {
+        Map<ExportTable, List<String[]>> rows = new EnumMap<>(ExportTable.class);
         List<String[]> itemRows = new ArrayList<>();
+        List<String[]> history = new ArrayList<>();
+        long[] position = {0};
         for (int i = 0; i < items; i++) {
             boolean deleted = i % 3 == 2;
-            itemRows.add(new String[] {"sku-%04d".formatted(i), Integer.toString(1 + i % 2),
-                    deleted ? "t" : "f", deleted ? "{}" : "{\"name\": \"Boot " + i + "\", \"size\": " + i + "}"});
+            int revision = 1 + i % 2;
+            String id = "sku-%04d".formatted(i);
+            String attributes = deleted ? "{}" : "{\"name\": \"Boot " + i + "\", \"size\": " + i + "}";
+            itemRows.add(new String[] {id, Integer.toString(revision), deleted ? "t" : "f", attributes});
+            for (int r = 1; r <= revision; r++) {
+                boolean last = r == revision;
+                String content = last && deleted ? "{}" : "{\"attributes\": " + (last ? attributes
+                        : "{\"name\": \"Old boot " + i + "\"}") + "}";
+                history.add(revision("item", id, r, last && deleted, content, ++position[0]));
+            }
         }
-        rows.put(Table.items, itemRows);
-        rows.put(Table.mappings, List.of(new String[] {"m1", "1", "a", "b"}, new String[] {"m2", "2", "c", "d"},
+        rows.put(ExportTable.items, itemRows);
+        rows.put(ExportTable.mappings, List.of(new String[] {"m1", "1", "a", "b"}, new String[] {"m2", "2", "c", "d"},
                 new String[] {"m3", "1", "e", "f \"quoted\""}));
-        rows.put(Table.policies, List.of(new String[] {"p1", "1", "{\"max\": 1}"}, new String[] {"p2", "3", "{}"}));
+        history.add(revision("mapping", "m1", 1, false, "{\"source\": \"a\", \"target\": \"b\"}", ++position[0]));
+        history.add(revision("mapping", "m2", 1, false, "{\"source\": \"x\", \"target\": \"y\"}", ++position[0]));
+        history.add(revision("mapping", "m2", 2, false, "{\"source\": \"c\", \"target\": \"d\"}", ++position[0]));
+        history.add(revision("mapping", "m3", 1, false, "{\"source\": \"e\", \"target\": \"f \\\"quoted\\\"\"}",
+                ++position[0]));
+        rows.put(ExportTable.policies, List.of(new String[] {"p1", "1", "{\"max\": 1}"},
+                new String[] {"p2", "3", "{}"}));
+        history.add(revision("policy", "p1", 1, false, "{\"rules\": {\"max\": 1}}", ++position[0]));
+        for (int r = 1; r <= 3; r++) {
+            history.add(revision("policy", "p2", r, false, "{\"rules\": {}}", ++position[0]));
+        }
         List<String[]> releases = new ArrayList<>();
         StringBuilder winter = new StringBuilder("[");
         StringBuilder summer = new StringBuilder("[");
@@ -178,22 +227,36 @@ class ShadowLoaderIT extends ProductIT {
         }
         winter.append(", {\"itemId\": \"sku-0000\", \"revision\": 1}]");
         summer.append("]");
+        String older = "[{\"itemId\": \"sku-0001\", \"revision\": 1}]";
+        releases.add(new String[] {"older", "1", "PUBLIC", older});
         releases.add(new String[] {"summer", "1", "PUBLIC", summer.toString()});
         releases.add(new String[] {"winter", "2", "PUBLIC", winter.toString()});
         releases.add(new String[] {"x-private", "1", "PRIVATE", "[{\"itemId\": \"sku-0002\", \"revision\": 1}]"});
         releases.add(new String[] {"y-empty", "1", "PUBLIC", "[]"});
-        rows.put(Table.releases, releases);
+        rows.put(ExportTable.releases, releases);
+        history.add(revision("release", "summer", 1, false, release("PUBLIC", summer), ++position[0]));
+        history.add(revision("release", "winter", 1, false, release("PRIVATE", "[]"), ++position[0]));
+        history.add(revision("release", "winter", 2, false, release("PUBLIC", winter), ++position[0]));
+        history.add(revision("release", "x-private", 1, false, release("PRIVATE", "[]"), ++position[0]));
+        history.add(revision("release", "y-empty", 1, false, release("PUBLIC", "[]"), ++position[0]));
+        // made last: it wins sku-0001 over summer, at the item's older revision
+        if (!withoutOlder) {
+            history.add(revision("release", "older", 1, false, release("PUBLIC", older), ++position[0]));
+        }
+        history.sort(java.util.Comparator.<String[], String>comparing(r -> r[0]).thenComparing(r -> r[1])
+                .thenComparingInt(r -> Integer.parseInt(r[2])));
+        rows.put(ExportTable.revisions, history);
 
         String manifestKey = "test-exports/" + folder + "/" + ExportFormat.MANIFEST_NAME;
         Map<Table, TableChecksum> sums = new EnumMap<>(Table.class);
         List<ManifestObject> objects = new ArrayList<>();
-        for (Table t : Table.values()) {
-            AcceptedStateChecksum.Accumulator acc = new AcceptedStateChecksum.Accumulator(t);
+        for (ExportTable t : ExportTable.values()) {
+            AcceptedStateChecksum.Accumulator acc = new AcceptedStateChecksum.Accumulator(t.name(), t.columns());
             ByteArrayOutputStream gz = new ByteArrayOutputStream();
             try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
                 out.write((String.join(",", ExportFormat.columns(t)) + "\n").getBytes(StandardCharsets.UTF_8));
                 for (String[] r : rows.get(t)) {
-                    acc.row(ExportFormat.profileFields(t, r));
+                    acc.row(ExportFormat.fields(t, r));
                     List<String> quoted = new ArrayList<>();
                     for (String f : r) {
                         quoted.add('"' + f.replace("\"", "\"\"") + '"');
@@ -205,8 +268,9 @@ class ShadowLoaderIT extends ProductIT {
             String name = ExportFormat.objectName(t);
             ObjectStore.StoredObject stored = store.put(ExportFormat.siblingKey(manifestKey, name),
                     ExportFormat.OBJECT_CONTENT_TYPE, o -> o.write(bytes));
-            String sha = corrupt && t == Table.items ? "0".repeat(64) : stored.sha256();
-            sums.put(t, acc.finish());
+            String sha = corrupt && t == ExportTable.items ? "0".repeat(64) : stored.sha256();
+            TableChecksum sum = acc.finish();
+            t.profileTable().ifPresent(p -> sums.put(p, sum));
             objects.add(new ManifestObject(name, t, rows.get(t).size(), stored.bytes(), sha,
                     ExportFormat.OBJECT_CONTENT_TYPE, ExportFormat.OBJECT_FORMAT, ExportFormat.OBJECT_COMPRESSION,
                     ExportFormat.columns(t)));
@@ -216,5 +280,15 @@ class ShadowLoaderIT extends ProductIT {
         byte[] json = m.toJson();
         store.put(manifestKey, ExportFormat.MANIFEST_CONTENT_TYPE, o -> o.write(json));
         return manifestKey;
+    }
+
+    private static String[] revision(String type, String id, int revision, boolean deleted, String content,
+            long position) {
+        return new String[] {type, id, Integer.toString(revision), deleted ? "t" : "f", content, "1",
+                Long.toString(position), "0193a3b4-0000-7000-8000-%012d".formatted(position)};
+    }
+
+    private static String release(String visibility, CharSequence items) {
+        return "{\"items\": " + items + ", \"visibility\": \"" + visibility + "\"}";
     }
 }

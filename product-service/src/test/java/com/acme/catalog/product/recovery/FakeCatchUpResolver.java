@@ -21,7 +21,7 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * The resolver as the recovery worker sees it, per catalog: retention status (epoch, cursor), leases, catch-up
- * pages cut from a {@link ChainWriter} history, progress reports. Each catalog can be told to answer the status
+ * pages cut from a {@link ChainWriter} history, the chain digest at a position, progress reports. Each catalog can be told to answer the status
  * with a failure, catch-up with 410, or pages with a wrong digest. Exports are not served (503), so a rebuild the
  * worker starts fails at its export; tests only check that it started.
  */
@@ -83,6 +83,8 @@ final class FakeCatchUpResolver implements AutoCloseable {
                 answer(ex, 204, null);
             } else if (method.equals("PUT") && path.endsWith("/progress")) {
                 answer(ex, 200, "{\"durablePosition\":0}");
+            } else if (method.equals("GET") && path.endsWith("/chain-digest")) {
+                digest(ex, path.split("/")[4], Long.parseLong(q.get("position")));
             } else if (method.equals("GET") && path.equals("/v1/exports/events")) {
                 page(ex, q.get("catalog"), Long.parseLong(q.get("after")), Integer.parseInt(q.get("limit")));
             } else {
@@ -113,6 +115,19 @@ final class FakeCatchUpResolver implements AutoCloseable {
                 + ",\"after\":" + after + ",\"through\":" + through + ",\"chainDigestAfter\":\"" + digestAfter
                 + "\",\"chainDigestThrough\":\"" + digestThrough + "\",\"head\":" + all.size() + ",\"events\":["
                 + events + "]}");
+    }
+
+    /** {@code GET /v1/streams/acme/{catalog}/chain-digest?position=}: the history's digest there. */
+    private void digest(HttpExchange ex, String catalog, long position) throws IOException {
+        Stream s = stream(catalog);
+        List<ChainWriter.Event> all = s.events;
+        if (position > all.size()) {
+            answer(ex, 422, "{\"code\":\"POSITION_AHEAD\"}");
+            return;
+        }
+        String digest = position == 0 ? ChainDigest.ZERO : all.get((int) position - 1).chainDigest();
+        answer(ex, 200, "{\"tenant\":\"acme\",\"catalog\":\"" + catalog + "\",\"epoch\":" + s.epoch
+                + ",\"position\":" + position + ",\"chainDigest\":\"" + digest + "\",\"head\":" + all.size() + "}");
     }
 
     private static void answer(HttpExchange ex, int status, String body) throws IOException {

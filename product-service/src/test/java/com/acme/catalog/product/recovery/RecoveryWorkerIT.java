@@ -198,6 +198,55 @@ class RecoveryWorkerIT {
         assertThat(completeness("tampered").get("verifiedThrough").longValue()).isEqualTo(2);
     }
 
+    /**
+     * Part 6 of issue 16: a well-chained event the resolver never wrote (a forged delivery) passes the inbox's own
+     * chain check; the worker's comparison with the resolver's digest finds it, whether the forged position is
+     * beyond the resolver's head or replaces one it committed: BLOCKED with the reason, counted, rebuilt, and never
+     * CURRENT. Without the comparison the first cycle answers CURRENT.
+     */
+    @Test
+    void aWellChainedForgedDeliveryIsBlockedCountedAndRebuiltNeverCurrent() {
+        for (String catalog : List.of("forged-ahead", "forged-instead")) {
+            StreamId s = new StreamId("acme", catalog);
+            CatalogHistory h = new CatalogHistory(new Random(91));
+            ChainWriter writer = new ChainWriter(s, 1, new Random(92));
+            List<ChainWriter.Event> real = new java.util.ArrayList<>(writer.appendAll(h.random(6)));
+            ChainWriter.Event forged = writer.append(h.upsertItem("planted",
+                    CatalogHistory.attributes("Planted", 1, "red")));
+            if (catalog.equals("forged-instead")) {
+                // the resolver committed another event at that position
+                ChainWriter twin = new ChainWriter(s, 1, new Random(92));
+                CatalogHistory th = new CatalogHistory(new Random(91));
+                List<ChainWriter.Event> same = new java.util.ArrayList<>(twin.appendAll(th.random(6)));
+                same.add(twin.append(th.upsertItem("genuine", CatalogHistory.attributes("Genuine", 2, "blue"))));
+                assertThat(same.subList(0, 6)).isEqualTo(real);
+                real = same;
+            }
+            RESOLVER.stream(catalog).events = real;
+            assertThat(deliver(real.subList(0, 6))).isEqualTo(200);
+            assertThat(deliver(List.of(forged))).as("well chained: the inbox alone cannot tell").isEqualTo(200);
+
+            assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).isEqualTo(RecoveryWorker.Outcome.REBUILDING);
+            JsonNode c = completeness(catalog);
+            assertThat(c.get("state").stringValue()).as("%s", c).isEqualTo("BLOCKED");
+            assertThat(c.get("reason").stringValue()).as("%s", c).startsWith("CHAIN_DIVERGED: ")
+                    .contains(catalog.equals("forged-ahead") ? "never committed" : forged.chainDigest());
+            assertThat(rebuildsOf(catalog)).as("a rebuild replaces the generation").isPositive();
+            String metrics = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+            assertThat(metrics).containsPattern("product_chain_divergences_total\\{[^}]*catalog=\"" + catalog
+                    + "\"[^}]*\\} 1.0");
+            // the rebuild fails here (the fake serves no export): the generation stays BLOCKED, not CURRENT
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(jdbc.sql("SELECT phase FROM rebuild WHERE catalog = ? ORDER BY created_at DESC LIMIT 1")
+                            .params(catalog).query(String.class).single()).isEqualTo("FAILED"));
+            assertThatThrownBy(() -> worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).hasMessageContaining("failed");
+            assertThat(completeness(catalog).get("state").stringValue()).isEqualTo("BLOCKED");
+            assertThat(worker.cycle(s, RecoveryWorker.Trigger.PERIODIC)).as("rebuilt again, never CURRENT")
+                    .isEqualTo(RecoveryWorker.Outcome.REBUILDING);
+            assertThat(completeness(catalog).get("state").stringValue()).isEqualTo("BLOCKED");
+        }
+    }
+
     @Test
     void a410OrANewEpochStartsARebuild() {
         List<ChainWriter.Event> gone = history("gone", 6, 51);

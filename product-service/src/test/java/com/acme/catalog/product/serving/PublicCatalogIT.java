@@ -60,6 +60,39 @@ class PublicCatalogIT extends ProductIT {
         assertThat(get("/v1/catalog/acme/visibility/search?q=runner").getBody().get("hits")).isEmpty();
     }
 
+    /**
+     * Issue 16's sequences in one delivery each (the set-based batch apply): written, released at revision 1 and
+     * updated twice; released at revision 1 in the transaction that writes revision 2; two PUBLIC releases of which
+     * the one made last names the older revision.
+     */
+    @Test
+    void theReleasedRevisionIsServedWhenReleaseAndUpdatesArriveInOneDelivery() {
+        Stream s = new Stream(new StreamId("acme", "batched"));
+        CatalogHistory h = s.history;
+        List<Change> changes = List.of(
+                h.upsertItem("sku-1", CatalogHistory.attributes("Trail runner", 120, "blue")),
+                h.putRelease("spring", "PUBLIC", Map.of("sku-1", 1)),
+                h.upsertItem("sku-1", CatalogHistory.attributes("Trail runner", 99, "blue")),
+                h.upsertItem("sku-1", CatalogHistory.attributes("Trail runner", 80, "blue")),
+                h.upsertItem("sku-2", CatalogHistory.attributes("Road racer", 150, "red")),
+                h.upsertItem("sku-2", CatalogHistory.attributes("Road racer", 140, "red")),
+                h.putRelease("autumn", "PUBLIC", Map.of("sku-2", 2)),
+                h.putRelease("winter", "PUBLIC", Map.of("sku-2", 1)));
+        List<String> delivered = new ArrayList<>();
+        delivered.addAll(s.chain.transaction(changes.subList(0, 2)).stream().map(ChainWriter.Event::delivered)
+                .toList());
+        delivered.addAll(s.chain.transaction(changes.subList(2, changes.size())).stream()
+                .map(ChainWriter.Event::delivered).toList());
+        ResponseEntity<JsonNode> r = deliver("r", delivered);
+        assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(200);
+        assertThat(r.getBody().get("contiguousPosition").longValue()).isEqualTo(changes.size());
+        assertShows(get("/v1/catalog/acme/batched/items/sku-1"), 1, "spring", 120);
+        ResponseEntity<JsonNode> racer = get("/v1/catalog/acme/batched/items/sku-2");
+        assertThat(racer.getBody().get("revision").intValue()).isEqualTo(1);
+        assertThat(racer.getBody().get("releaseId").stringValue()).isEqualTo("winter");
+        assertThat(racer.getBody().get("attributes").get("price").intValue()).isEqualTo(150);
+    }
+
     @Test
     void searchFindsPublicItemsOnlyRankedAndLimited() {
         Stream s = new Stream(new StreamId("acme", "search"));

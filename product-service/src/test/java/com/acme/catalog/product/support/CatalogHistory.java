@@ -19,7 +19,9 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The resolver's accepted-state rules in miniature, producing the changes (type, revision, dependsOn, payload)
  * its writes would publish: revision r of an aggregate depends on r-1, a release depends on every item revision
- * it names and names only live (non-deleted) revisions, a deletion needs a live item.
+ * it names and names only revisions that are not deletions (of a live or a deleted item), a deletion needs a live
+ * item. {@link #random} interleaves item writes, deletions and re-creations, PUBLIC and PRIVATE releases (re-put,
+ * emptied, naming older revisions) and releases followed by the next revision of the item they name.
  */
 public final class CatalogHistory {
 
@@ -114,8 +116,15 @@ public final class CatalogHistory {
             } else if (roll < 70) {
                 out.add(upsertPolicy("policy-" + random.nextInt(3),
                         JSON.createObjectNode().put("minPrice", random.nextInt(50))));
-            } else if (roll < 90) {
+            } else if (roll < 85) {
                 out.add(randomRelease(live));
+            } else if (roll < 90) {
+                // a PUBLIC release of an item's revision and the item's next revision, usually in one transaction
+                String item = pick(live);
+                List<Integer> revs = liveItemRevisions.get(item);
+                out.add(putRelease("release-" + random.nextInt(5), "PUBLIC",
+                        Map.of(item, revs.get(revs.size() - 1))));
+                out.add(upsertItem(item, randomAttributes()));
             } else if (roll < 95) {
                 out.add(decision());
             } else {
@@ -146,11 +155,17 @@ public final class CatalogHistory {
         return JSON.createObjectNode().put("name", name).put("price", price).put("color", color);
     }
 
+    /**
+     * A release (PUBLIC three times in five) of up to four items: mostly live ones at their latest revision, some at
+     * an older one, some deleted items at a revision they had before (the resolver accepts any revision that is not
+     * a deletion); one in six names nothing (it withdraws what the release published).
+     */
     private Change randomRelease(List<String> live) {
         Map<String, Integer> named = new LinkedHashMap<>();
-        int count = Math.min(live.size(), 1 + random.nextInt(4));
+        int count = random.nextInt(6) == 0 ? 0 : Math.min(live.size(), 1 + random.nextInt(4));
+        List<String> everRevised = new ArrayList<>(liveItemRevisions.keySet());
         for (int i = 0; i < count; i++) {
-            String item = pick(live);
+            String item = random.nextInt(8) == 0 ? pick(everRevised) : pick(live);
             List<Integer> revs = liveItemRevisions.get(item);
             named.put(item, random.nextInt(4) == 0 ? pick(revs) : revs.get(revs.size() - 1));
         }

@@ -23,6 +23,8 @@ public final class ExpectedProjection {
     public final Map<String, String> releases = new TreeMap<>();
     /** {@code itemId -> "revision|releaseId"}. */
     public final Map<String, String> publicItems = new TreeMap<>();
+    /** {@code itemId@revision -> attributes} as sent (JSON text), for every item revision that is not a deletion. */
+    private final Map<String, String> attributesAt = new HashMap<>();
 
     private ExpectedProjection() {
     }
@@ -39,14 +41,17 @@ public final class ExpectedProjection {
 
     public static ExpectedProjection of(List<ChainWriter.Event> chain) {
         Map<String, ChainWriter.Event> current = new HashMap<>();
+        ExpectedProjection x = new ExpectedProjection();
         for (ChainWriter.Event e : chain) {
             Change c = e.change();
+            if (c.type().equals("ItemUpserted")) {
+                x.attributesAt.put(c.aggregateId() + "@" + c.revision(), c.payload().get("attributes").toString());
+            }
             if (List.of("item", "mapping", "policy", "release").contains(c.aggregateType())) {
                 current.merge(c.aggregateType() + ":" + c.aggregateId(), e,
                         (a, b) -> a.change().revision() >= b.change().revision() ? a : b);
             }
         }
-        ExpectedProjection x = new ExpectedProjection();
         for (ChainWriter.Event e : current.values()) {
             Change c = e.change();
             if (c.aggregateType().equals("item")) {
@@ -79,5 +84,29 @@ public final class ExpectedProjection {
             });
         }
         return x;
+    }
+
+    /**
+     * The rows of the {@code public-view-v1} profile: {@code item_id, revision, release_id, attributes} (the
+     * attributes as sent: render them with PostgreSQL's jsonb::text before hashing), in ascending byte order of the
+     * item id.
+     */
+    /** {@code itemId -> "revision|releaseId|attributes"} of every public item, attributes as canonical JSON. */
+    public Map<String, String> publicView() {
+        Map<String, String> out = new TreeMap<>();
+        for (Object[] row : publicRows()) {
+            out.put((String) row[0], row[1] + "|" + row[2] + "|" + canonical((String) row[3]));
+        }
+        return out;
+    }
+
+    public java.util.List<Object[]> publicRows() {
+        java.util.List<Object[]> rows = new java.util.ArrayList<>();
+        publicItems.forEach((id, shown) -> {
+            String[] p = shown.split("\\|");
+            int revision = Integer.parseInt(p[0]);
+            rows.add(new Object[] {id, revision, p[1], attributesAt.get(id + "@" + revision)});
+        });
+        return rows;
     }
 }

@@ -32,6 +32,9 @@ public final class FakeResolver {
     private final Deque<Integer> queuedStatuses = new ArrayDeque<>();
     private volatile Consumer<Report> hook = r -> { };
     private final java.util.Map<String, Integer> failingConsumers = new java.util.HashMap<>();
+    /** Reports of a position above this are answered {@link #refusedStatus} (a resolver whose cursor is there). */
+    private long refuseAbove = Long.MAX_VALUE;
+    private int refusedStatus;
 
     /** One received progress report; {@code answered} is the status the fake answered with. */
     public record Report(String consumerId, String authorization, String tenant, String catalog, long epoch,
@@ -76,6 +79,12 @@ public final class FakeResolver {
         failingConsumers.put(consumerId, status);
     }
 
+    /** Answers every report of a position above {@code position} with {@code status} until {@link #reset}. */
+    public synchronized void refuseAbove(long position, int status) {
+        refuseAbove = position;
+        refusedStatus = status;
+    }
+
     /** Runs at receipt of each report, before the answer is sent. */
     public void onReport(Consumer<Report> hook) {
         this.hook = hook;
@@ -85,6 +94,7 @@ public final class FakeResolver {
         reports.clear();
         queuedStatuses.clear();
         failingConsumers.clear();
+        refuseAbove = Long.MAX_VALUE;
         hook = r -> { };
     }
 
@@ -109,6 +119,9 @@ public final class FakeResolver {
             synchronized (this) {
                 status = failingConsumers.getOrDefault(parts[4],
                         queuedStatuses.isEmpty() ? 200 : queuedStatuses.poll());
+                if (body.get("position").longValue() > refuseAbove) {
+                    status = refusedStatus;
+                }
             }
             Report r = new Report(parts[4], ex.getRequestHeaders().getFirst("Authorization"),
                     body.get("tenant").stringValue(), body.get("catalog").stringValue(), body.get("epoch").longValue(),

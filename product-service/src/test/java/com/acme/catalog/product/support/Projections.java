@@ -33,6 +33,12 @@ public final class Projections {
                 .query((rs, n) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}).single();
     }
 
+    /** {@code chain_position, applied_position} of any generation. */
+    public long[] cursorOf(long generation) {
+        return jdbc.sql("SELECT chain_position, applied_position FROM generation WHERE generation_id = ?")
+                .params(generation).query((rs, n) -> new long[] {rs.getLong(1), rs.getLong(2)}).single();
+    }
+
     public long held(StreamId s) {
         return count("held_event", servingGeneration(s));
     }
@@ -91,6 +97,17 @@ public final class Projections {
         jdbc.sql("SELECT release_id, revision, visibility FROM release WHERE generation_id = ?")
                 .params(generation).query(rs -> {
                     out.put(rs.getString(1), rs.getInt(2) + "|" + rs.getString(3));
+                });
+        return out;
+    }
+
+    /** What the public endpoints serve: {@code id -> "revision|releaseId|canonical attributes"}. */
+    public Map<String, String> publicView(long generation) {
+        Map<String, String> out = new TreeMap<>();
+        jdbc.sql("SELECT item_id, revision, release_id, attributes::text FROM public_item WHERE generation_id = ?")
+                .params(generation).query(rs -> {
+                    out.put(rs.getString(1), rs.getInt(2) + "|" + rs.getString(3) + "|"
+                            + ExpectedProjection.canonical(rs.getString(4)));
                 });
         return out;
     }

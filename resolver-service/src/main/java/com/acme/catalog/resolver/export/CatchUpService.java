@@ -6,6 +6,7 @@ import java.util.UUID;
 import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
+import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.export.CatchUpRepository.StoredEvent;
@@ -106,6 +107,39 @@ class CatchUpService {
                 .or(() -> outbox.prunedDigestAt(s, epoch, position))
                 .orElseThrow(() -> new ApiException(ProblemCode.CURSOR_STALE, "the chain digest at %d of %s epoch %d "
                         .formatted(position, s, epoch) + "is no longer known; restart from a new export"));
+    }
+
+    /**
+     * The chain digest at {@code position} of the stream's open epoch and the head, read in one snapshot.
+     *
+     * @param epoch the epoch the caller verified its digest in; null for whichever is open
+     * @throws ApiException 410 {@code EPOCH_CHANGED} when that is not the open epoch (or none is open), 410
+     *                      {@code CURSOR_STALE} below P (the digest is no longer known), 422 {@code POSITION_AHEAD}
+     *                      beyond the cursor
+     */
+    ChainDigestAt digestAt(StreamId s, Long epoch, long position) {
+        return snapshot.execute(status -> {
+            Cursor open = cursors.read(s).orElse(null);
+            if (open == null && outbox.anyCursor(s)) {
+                throw new ApiException(ProblemCode.EPOCH_CHANGED, "stream " + s + " has no open history epoch (fenced)");
+            }
+            long current = open == null ? 1 : open.epoch();
+            if (epoch != null && epoch != current) {
+                throw new ApiException(ProblemCode.EPOCH_CHANGED, "stream %s is in epoch %d, not %d"
+                        .formatted(s, current, epoch));
+            }
+            long head = open == null ? 0 : open.position();
+            if (position > head) {
+                throw new ApiException(ProblemCode.POSITION_AHEAD, "position %d is ahead of the cursor %d of %s epoch %d"
+                        .formatted(position, head, s, current));
+            }
+            if (position < retention.prunedThrough(s, current)) {
+                throw new ApiException(ProblemCode.CURSOR_STALE, "the chain digest at %d of %s epoch %d is pruned"
+                        .formatted(position, s, current));
+            }
+            return new ChainDigestAt(s.tenant(), s.catalog(), current, position, digestAt(s, current, position, open),
+                    head);
+        });
     }
 
     private Lease liveLease(UUID leaseId) {

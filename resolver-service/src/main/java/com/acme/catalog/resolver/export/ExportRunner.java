@@ -8,9 +8,9 @@ import java.util.concurrent.TimeUnit;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum;
-import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportManifest;
+import com.acme.catalog.contracts.export.ExportTable;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.contracts.objectstore.ObjectStore.StoredObject;
 import com.acme.catalog.resolver.export.ExportObserver.Step;
@@ -176,7 +176,7 @@ class ExportRunner {
         }
 
         @Override
-        public void beforeTable(Table table) {
+        public void beforeTable(ExportTable table) {
             job.phase("SNAPSHOT " + table);
             check();
         }
@@ -193,7 +193,7 @@ class ExportRunner {
         }
 
         @Override
-        public void tableWritten(Table table, StoredObject stored, long rows) {
+        public void tableWritten(ExportTable table, StoredObject stored, long rows) {
             job.addStoredBytes(stored.bytes());
             log.info("export {} of {}: {} written, {} rows, {} bytes", job.exportId(), job.stream(), table, rows,
                     stored.bytes());

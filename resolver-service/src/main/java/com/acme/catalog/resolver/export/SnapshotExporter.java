@@ -30,6 +30,7 @@ import com.acme.catalog.contracts.export.CsvRecordReader;
 import com.acme.catalog.contracts.export.CsvRowChecksum;
 import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportManifest.ManifestObject;
+import com.acme.catalog.contracts.export.ExportTable;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.contracts.objectstore.ObjectStore.StoredObject;
 import com.acme.catalog.resolver.stream.Cursor;
@@ -46,9 +47,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * DESIGN step 3: one {@code REPEATABLE READ READ ONLY} transaction reads the open epoch, cursor W and its chain
- * digest, then streams every table of current accepted state with {@code COPY (SELECT …) TO STDOUT} (pgjdbc's
- * CopyManager on the transaction's own connection, so every row comes from the same snapshot as W) through gzip
- * into one object per table. Each row is also fed to the table's profile checksum on the way
+ * digest, then streams every table of current accepted state and the revision history with
+ * {@code COPY (SELECT …) TO STDOUT} (pgjdbc's CopyManager on the transaction's own connection, so every row comes
+ * from the same snapshot as W) through gzip into one object per table. Each row is also fed to the table's profile
+ * checksum on the way
  * ({@link CsvRowChecksum}), so the checksum in the manifest is that of exactly the rows exported, computed without
  * a second read. Compression, the object's SHA-256 and the store's write run on a second thread, a bounded number
  * of 64 KiB chunks behind the reading one.
@@ -57,22 +59,29 @@ import org.springframework.transaction.support.TransactionTemplate;
 class SnapshotExporter {
 
     /* Tenant and catalog are inlined (COPY takes no parameters); StreamId admits only [a-z0-9-]. */
-    private static final Map<Table, String> SELECT = Map.of(
-            Table.items, """
+    private static final Map<ExportTable, String> SELECT = Map.of(
+            ExportTable.items, """
                     SELECT item_id, revision, deleted, attributes FROM item
                      WHERE tenant = '%s' AND catalog = '%s' ORDER BY item_id COLLATE "C"
                     """,
-            Table.mappings, """
+            ExportTable.mappings, """
                     SELECT mapping_id, revision, source, target FROM mapping
                      WHERE tenant = '%s' AND catalog = '%s' ORDER BY mapping_id COLLATE "C"
                     """,
-            Table.policies, """
+            ExportTable.policies, """
                     SELECT policy_id, revision, rules FROM policy
                      WHERE tenant = '%s' AND catalog = '%s' ORDER BY policy_id COLLATE "C"
                     """,
-            Table.releases, """
+            ExportTable.releases, """
                     SELECT release_id, revision, visibility, items FROM release
                      WHERE tenant = '%s' AND catalog = '%s' ORDER BY release_id COLLATE "C"
+                    """,
+            // the whole history: a release may name any earlier item revision, now or after the load
+            ExportTable.revisions, """
+                    SELECT aggregate_type, aggregate_id, revision, deleted, content, epoch, position, event_id
+                      FROM accepted_revision
+                     WHERE tenant = '%s' AND catalog = '%s'
+                     ORDER BY aggregate_type COLLATE "C", aggregate_id COLLATE "C", revision
                     """);
     private static final String SQL_ANY_CURSOR = """
             SELECT EXISTS (SELECT 1 FROM stream_cursor WHERE tenant = ? AND catalog = ?)
@@ -101,6 +110,10 @@ class SnapshotExporter {
 
     /** The COPY statement that writes (and, with FROM STDIN, loads) a table object. */
     static String copySql(Table table, StreamId s) {
+        return copySql(ExportTable.of(table), s);
+    }
+
+    static String copySql(ExportTable table, StreamId s) {
         return "COPY (" + SELECT.get(table).formatted(s.tenant(), s.catalog()).strip() + ") TO STDOUT WITH "
                 + ExportFormat.COPY_OPTIONS;
     }
@@ -123,14 +136,14 @@ class SnapshotExporter {
                 CopyManager copy = con.unwrap(PGConnection.class).getCopyAPI();
                 Map<Table, TableChecksum> sums = new EnumMap<>(Table.class);
                 List<ManifestObject> objects = new ArrayList<>();
-                for (Table table : Table.values()) {
+                for (ExportTable table : ExportTable.values()) {
                     checkpoint.beforeTable(table);
                     CsvRowChecksum checksum = new CsvRowChecksum(table);
                     String name = ExportFormat.objectName(table);
                     StoredObject stored = store.put(job.objectPrefix() + name, ExportFormat.OBJECT_CONTENT_TYPE,
                             out -> copyTable(copy, table, job.stream(), out, checksum, checkpoint));
                     TableChecksum sum = checksum.finish();
-                    sums.put(table, sum);
+                    table.profileTable().ifPresent(t -> sums.put(t, sum));
                     objects.add(new ManifestObject(name, table, sum.rows(), stored.bytes(), stored.sha256(),
                             ExportFormat.OBJECT_CONTENT_TYPE, ExportFormat.OBJECT_FORMAT,
                             ExportFormat.OBJECT_COMPRESSION, ExportFormat.columns(table)));
@@ -158,7 +171,7 @@ class SnapshotExporter {
         return anyCursor ? new Head(0, 0, ChainDigest.ZERO) : new Head(1, 0, ChainDigest.ZERO);
     }
 
-    private void copyTable(CopyManager copy, Table table, StreamId s, OutputStream out, CsvRowChecksum checksum,
+    private void copyTable(CopyManager copy, ExportTable table, StreamId s, OutputStream out, CsvRowChecksum checksum,
             Checkpoint checkpoint) throws IOException {
         CopyOut co;
         try {
@@ -213,7 +226,7 @@ class SnapshotExporter {
         private final Thread thread;
         private volatile IOException failure;
 
-        Compressor(OutputStream gzip, Table table) {
+        Compressor(OutputStream gzip, ExportTable table) {
             thread = new Thread(() -> {
                 try {
                     byte[] chunk;
@@ -309,10 +322,10 @@ class SnapshotExporter {
     interface Checkpoint {
         void snapshotOpened(Head head);
 
-        void beforeTable(Table table);
+        void beforeTable(ExportTable table);
 
         void row();
 
-        void tableWritten(Table table, StoredObject stored, long rows);
+        void tableWritten(ExportTable table, StoredObject stored, long rows);
     }
 }

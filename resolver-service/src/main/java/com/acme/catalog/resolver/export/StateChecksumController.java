@@ -4,6 +4,7 @@ import java.util.Map;
 
 import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.checksum.ChecksumProfile;
 import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
@@ -14,9 +15,12 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET …/state-checksum}: cursor and profile checksums read in one REPEATABLE READ READ ONLY snapshot. */
+/**
+ * {@code GET …/state-checksum?profile=}: cursor and profile checksums read in one REPEATABLE READ READ ONLY snapshot.
+ */
 @RestController
 class StateChecksumController {
 
@@ -31,13 +35,17 @@ class StateChecksumController {
         this.checksums = checksums;
     }
 
+    /** {@code profile}: {@code accepted-state-v1} (the default) or {@code public-view-v1}; anything else is 400. */
     @GetMapping("/v1/streams/{tenant}/{catalog}/state-checksum")
-    Map<String, Object> stateChecksum(@PathVariable String tenant, @PathVariable String catalog) {
+    Map<String, Object> stateChecksum(@PathVariable String tenant, @PathVariable String catalog,
+            @RequestParam(required = false) String profile) {
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
+        ChecksumProfile p = ChecksumProfile.named(profile);
         return snapshot.execute(status -> {
             Cursor c = cursors.read(s).orElse(null);
-            return ChecksumQuery.answer(c == null ? 1 : c.epoch(), c == null ? 0 : c.position(), checksums.compute(s));
+            return ChecksumQuery.answer(c == null ? 1 : c.epoch(), c == null ? 0 : c.position(), p,
+                    checksums.compute(s, p));
         });
     }
 }

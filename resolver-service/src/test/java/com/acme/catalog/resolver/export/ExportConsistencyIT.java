@@ -25,6 +25,7 @@ import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportObjectReader;
+import com.acme.catalog.contracts.export.ExportTable;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChangeParser;
 
@@ -35,8 +36,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * DESIGN step 3 under load: exports taken while writer threads keep changing every table hold exactly the
- * accepted state at their cursor W, proven against state recomputed from the revision history at W, and their
- * objects load with a plain {@code COPY … FROM STDIN}.
+ * accepted state at their cursor W, proven against state recomputed from the revision history at W, and exactly the
+ * revision history through W; their objects load with a plain {@code COPY … FROM STDIN}.
  */
 class ExportConsistencyIT extends AbstractExportIT {
 
@@ -88,6 +89,9 @@ class ExportConsistencyIT extends AbstractExportIT {
                 Map<Table, TableChecksum> fromObjects = ExportObjectReader.verify(store, key, manifest);
                 // ... which is the state recomputed from the revision history at exactly W
                 assertThat(fromObjects).as("seed %d, export %d at W=%d", seed, i, w).isEqualTo(stateAt(s, w));
+                // ... and the revision history in it is exactly every revision made at or below W
+                assertThat(exportedHistory(manifest, key)).as("seed %d, history of export %d at W=%d", seed, i, w)
+                        .isEqualTo(historyAt(s, w));
                 assertThat(writes.get()).as("writers keep writing during export %d", i).isGreaterThan(before);
                 cursors.add(w);
                 last = manifest;
@@ -141,6 +145,21 @@ class ExportConsistencyIT extends AbstractExportIT {
                     });
             assertThat(acc.finish()).as("loaded %s", t).isEqualTo(manifest.stateChecksum().get(t));
         }
+    }
+
+    private List<String> exportedHistory(ExportManifest manifest, String key) throws Exception {
+        List<String> rows = new ArrayList<>();
+        ExportObjectReader.read(store, key, manifest.object(ExportTable.revisions), f -> rows.add(String.join("|", f)));
+        return rows;
+    }
+
+    private List<String> historyAt(StreamId s, long w) {
+        return jdbc.sql("""
+                SELECT concat_ws('|', aggregate_type, aggregate_id, revision, CASE WHEN deleted THEN 't' ELSE 'f' END,
+                                 content::text, epoch, position, event_id)
+                  FROM accepted_revision WHERE tenant = ? AND catalog = ? AND epoch = 1 AND position <= ?
+                 ORDER BY aggregate_type COLLATE "C", aggregate_id COLLATE "C", revision
+                """).params(s.tenant(), s.catalog(), w).query(String.class).list();
     }
 
     private String digestAt(StreamId s, long position) {

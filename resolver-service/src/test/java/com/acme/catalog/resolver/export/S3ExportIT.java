@@ -82,6 +82,6 @@ class S3ExportIT extends AbstractExportIT {
         // retirement follows READY (mark first, delete after), so the bucket converges right after
         Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(store.list("exports/acme/s3/"))
                 .as("export.keep=1: the older export is gone from the bucket")
-                .hasSize(5).allMatch(k -> k.contains(second.path("exportId").stringValue())));
+                .hasSize(6).allMatch(k -> k.contains(second.path("exportId").stringValue())));
     }
 }

@@ -59,20 +59,30 @@ public final class AcceptedStateChecksum {
     private AcceptedStateChecksum() {
     }
 
-    /** Accumulates one table's rows, fed in key order. */
+    /**
+     * Accumulates one table's rows, fed in key order. The encoding is the same for every profile (this one and
+     * {@link PublicViewChecksum}): only the tables and their columns differ.
+     */
     public static final class Accumulator {
-        private final Table table;
+        private final String table;
+        private final List<Column> columns;
         private final MessageDigest sha = ChainDigest.sha256();
         private final StringBuilder line = new StringBuilder(256);
         private long rows;
 
         public Accumulator(Table table) {
+            this(table.name(), table.columns());
+        }
+
+        /** An accumulator of any table encoded like this profile's: {@code columns} in their exact order. */
+        public Accumulator(String table, List<Column> columns) {
             this.table = table;
+            this.columns = List.copyOf(columns);
         }
 
         /** Adds one row; {@code fields} in the table's column order (String, Number, Boolean or JSON text). */
         public void row(Object... fields) {
-            List<Column> cols = table.columns();
+            List<Column> cols = columns;
             if (fields.length != cols.size()) {
                 throw new IllegalArgumentException(table + " rows have " + cols.size() + " fields");
             }

@@ -13,7 +13,8 @@ import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 
 /**
- * The {@value AcceptedStateChecksum#PROFILE} checksum of a table, fed with the raw CSV rows of an export object
+ * The {@value AcceptedStateChecksum#PROFILE} checksum of a table (and the same encoding of the revision history),
+ * fed with the raw CSV rows of an export object
  * (PostgreSQL {@code COPY … (FORMAT csv)}, one record per call) and computed on bytes, without building a String per
  * field: the exporter hashes millions of rows on the way to the object store. It produces exactly what
  * {@link AcceptedStateChecksum.Accumulator} produces for the same rows (a test holds the two together): a TEXT field
@@ -26,7 +27,8 @@ public final class CsvRowChecksum {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
 
-    private final Table table;
+    private final String table;
+    private final List<Column> columns;
     private final Kind[] kinds;
     private final MessageDigest sha = ChainDigest.sha256();
     private byte[] field = new byte[256];
@@ -36,8 +38,13 @@ public final class CsvRowChecksum {
     private long rows;
 
     public CsvRowChecksum(Table table) {
-        this.table = table;
-        List<Column> columns = table.columns();
+        this(ExportTable.of(table));
+    }
+
+    /** The same encoding over any export object's rows (the revision history's too). */
+    public CsvRowChecksum(ExportTable table) {
+        this.table = table.name();
+        this.columns = table.columns();
         this.kinds = columns.stream().map(Column::kind).toArray(Kind[]::new);
     }
 
@@ -138,7 +145,7 @@ public final class CsvRowChecksum {
             }
             case INT -> {
                 if (!canonicalInteger()) {
-                    throw new CorruptExportException(table + "." + table.columns().get(f).name()
+                    throw new CorruptExportException(table + "." + columns.get(f).name()
                             + " is not an integer");
                 }
                 appendFieldBytes();
@@ -149,7 +156,7 @@ public final class CsvRowChecksum {
                 } else if (fieldLength == 1 && field[0] == 'f') {
                     appendLine(FALSE);
                 } else {
-                    throw new CorruptExportException(table + "." + table.columns().get(f).name() + " is not t or f");
+                    throw new CorruptExportException(table + "." + columns.get(f).name() + " is not t or f");
                 }
             }
             default -> appendFieldBytes();

@@ -7,19 +7,22 @@ import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Column;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 
 /**
- * The layout of a resolver export (docs/exports.md). One object per table of the
- * {@value AcceptedStateChecksum#PROFILE} profile, named {@code <table>.csv.gz}, next to {@code manifest.json}:
- * gzip-compressed UTF-8 CSV exactly as PostgreSQL's {@code COPY … TO STDOUT WITH (FORMAT csv, HEADER true)} writes
- * it: a header row with the profile's column names, then one row per aggregate in ascending {@code COLLATE "C"}
- * order of its id. Booleans are {@code t}/{@code f}, JSON columns PostgreSQL's {@code jsonb} text. The product
+ * The layout of a resolver export (docs/exports.md). One object per {@link ExportTable} (the tables of the
+ * {@value AcceptedStateChecksum#PROFILE} profile and the revision history), named {@code <table>.csv.gz}, next to
+ * {@code manifest.json}: gzip-compressed UTF-8 CSV exactly as PostgreSQL's
+ * {@code COPY … TO STDOUT WITH (FORMAT csv, HEADER true)} writes it: a header row with the table's column names,
+ * then one row per aggregate (per revision in the history) in ascending {@code COLLATE "C"} order of its id. Booleans are {@code t}/{@code f}, JSON columns PostgreSQL's {@code jsonb} text. The product
  * loads an object with {@code COPY <table> (<columns>) FROM STDIN WITH (FORMAT csv, HEADER true)} after gunzip.
  */
 public final class ExportFormat {
 
     /** {@code format} of the manifest. */
     public static final String MANIFEST_FORMAT = "resolver-export";
-    /** {@code formatVersion} of the manifest this code writes and reads. */
-    public static final int FORMAT_VERSION = 1;
+    /**
+     * {@code formatVersion} of the manifest this code writes and reads. 2 added the {@code revisions} object (the
+     * revision history); a reader of one version refuses manifests of the other (docs/exports.md).
+     */
+    public static final int FORMAT_VERSION = 2;
     public static final String MANIFEST_NAME = "manifest.json";
     public static final String MANIFEST_CONTENT_TYPE = "application/json";
     /** {@code contentType} of every table object: the stored bytes are gzip. */
@@ -34,11 +37,19 @@ public final class ExportFormat {
 
     /** The object name of a table, relative to the manifest's folder. */
     public static String objectName(Table table) {
+        return objectName(ExportTable.of(table));
+    }
+
+    public static String objectName(ExportTable table) {
         return table.name() + ".csv.gz";
     }
 
     /** The object's columns, in order: exactly the profile's column list for the table. */
     public static List<String> columns(Table table) {
+        return columns(ExportTable.of(table));
+    }
+
+    public static List<String> columns(ExportTable table) {
         return table.columns().stream().map(Column::name).toList();
     }
 
@@ -55,6 +66,15 @@ public final class ExportFormat {
      * @throws CorruptExportException when a field does not fit its column
      */
     public static Object[] profileFields(Table table, String[] csv) throws CorruptExportException {
+        return fields(ExportTable.of(table), csv);
+    }
+
+    /**
+     * Turns one CSV row of any export object into its field values (String, Long or Boolean by column kind).
+     *
+     * @throws CorruptExportException when a field does not fit its column
+     */
+    public static Object[] fields(ExportTable table, String[] csv) throws CorruptExportException {
         List<Column> columns = table.columns();
         if (csv.length != columns.size()) {
             throw new CorruptExportException(table + " rows have " + columns.size() + " fields, got " + csv.length);
@@ -71,7 +91,7 @@ public final class ExportFormat {
         return out;
     }
 
-    private static Long parseLong(Table table, Column column, String v) throws CorruptExportException {
+    private static Long parseLong(ExportTable table, Column column, String v) throws CorruptExportException {
         try {
             return Long.valueOf(v);
         } catch (NumberFormatException e) {
@@ -79,7 +99,7 @@ public final class ExportFormat {
         }
     }
 
-    private static Boolean parseBool(Table table, Column column, String v) throws CorruptExportException {
+    private static Boolean parseBool(ExportTable table, Column column, String v) throws CorruptExportException {
         if (v.equals("t")) {
             return Boolean.TRUE;
         }

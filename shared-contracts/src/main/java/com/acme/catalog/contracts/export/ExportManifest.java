@@ -20,8 +20,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The manifest of one export (CONTRACT.md "Manifest"): which (stream, epoch) and cursor W it is, the chain digest
- * at W, the state checksum of the exported state, and every object with its row count, size and SHA-256 exactly as
- * stored. Written last: an export whose manifest exists is complete.
+ * at W, the state checksum of the exported state (the {@code accepted-state-v1} tables; the revision history has no
+ * profile checksum), and every object ({@link ExportTable}) with its row count, size and SHA-256 exactly as stored.
+ * Written last: an export whose manifest exists is complete.
  */
 public record ExportManifest(String exportId, String tenant, String catalog, long epoch, long cursor,
         String chainDigest, Instant createdAt, String checksumProfile, Map<Table, TableChecksum> stateChecksum,
@@ -41,12 +42,18 @@ public record ExportManifest(String exportId, String tenant, String catalog, lon
 
     /** The object holding {@code table}; never null for a manifest this code wrote or parsed. */
     public ManifestObject object(Table table) {
+        return object(ExportTable.of(table));
+    }
+
+    /** The object holding {@code table}; never null for a manifest this code parsed (it has every table). */
+    public ManifestObject object(ExportTable table) {
         return objects.stream().filter(o -> o.table() == table).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("manifest has no object for " + table));
     }
 
     /** One table object, as stored. */
-    public record ManifestObject(String name, Table table, long rows, long bytes, String sha256, String contentType,
+    public record ManifestObject(String name, ExportTable table, long rows, long bytes, String sha256,
+            String contentType,
             String format, String compression, List<String> columns) {
 
         public ManifestObject {
@@ -97,7 +104,8 @@ public record ExportManifest(String exportId, String tenant, String catalog, lon
      * Parses a manifest.
      *
      * @throws CorruptExportException when it is not a {@value ExportFormat#MANIFEST_FORMAT} manifest of
-     *                                version {@value ExportFormat#FORMAT_VERSION} with every member present
+     *                                version {@value ExportFormat#FORMAT_VERSION} with every member present and an
+     *                                object for every {@link ExportTable}
      */
     public static ExportManifest parse(byte[] json) throws CorruptExportException {
         try {
@@ -121,9 +129,14 @@ public record ExportManifest(String exportId, String tenant, String catalog, lon
                 for (JsonNode c : required(o, "columns")) {
                     columns.add(c.stringValue());
                 }
-                objects.add(new ManifestObject(text(o, "name"), Table.valueOf(text(o, "table")), number(o, "rows"),
-                        number(o, "bytes"), text(o, "sha256"), text(o, "contentType"), text(o, "format"),
-                        text(o, "compression"), columns));
+                objects.add(new ManifestObject(text(o, "name"), ExportTable.valueOf(text(o, "table")),
+                        number(o, "rows"), number(o, "bytes"), text(o, "sha256"), text(o, "contentType"),
+                        text(o, "format"), text(o, "compression"), columns));
+            }
+            for (ExportTable t : ExportTable.values()) {
+                if (objects.stream().noneMatch(o -> o.table() == t)) {
+                    throw new CorruptExportException("manifest has no object for table " + t);
+                }
             }
             return new ExportManifest(text(m, "exportId"), text(m, "tenant"), text(m, "catalog"),
                     number(m, "epoch"), number(m, "cursor"), text(m, "chainDigest"),

@@ -57,7 +57,7 @@ public final class ExportObjectReader {
     /**
      * Reads one table object of the manifest at {@code manifestKey}.
      *
-     * @return the table's profile checksum, computed from the rows read
+     * @return the table's checksum (the {@code accepted-state-v1} encoding of its rows), computed from the rows read
      * @throws CorruptExportException when size, SHA-256, row count, gzip, CSV or header are not as promised
      */
     public static TableChecksum read(ObjectStore store, String manifestKey, ManifestObject expected,
@@ -70,9 +70,9 @@ public final class ExportObjectReader {
     /** Like {@link #read(ObjectStore, String, ManifestObject, RowHandler)}, over the stored bytes. */
     public static TableChecksum read(InputStream stored, ManifestObject expected, RowHandler handler)
             throws IOException {
-        Table table = expected.table();
+        ExportTable table = expected.table();
         DigestingInputStream digesting = new DigestingInputStream(stored);
-        Accumulator checksum = new Accumulator(table);
+        Accumulator checksum = new Accumulator(table.name(), table.columns());
         long rows = 0;
         try {
             CsvRecordReader csv = new CsvRecordReader(new GZIPInputStream(digesting, 1 << 16));
@@ -83,7 +83,7 @@ public final class ExportObjectReader {
             }
             String[] row;
             while ((row = csv.next()) != null) {
-                checksum.row(ExportFormat.profileFields(table, row));
+                checksum.row(ExportFormat.fields(table, row));
                 handler.row(row);
                 rows++;
             }
@@ -110,7 +110,7 @@ public final class ExportObjectReader {
     /** Like {@link #readRecords(ObjectStore, String, ManifestObject, RecordHandler)}, over the stored bytes. */
     public static TableChecksum readRecords(InputStream stored, ManifestObject expected, RecordHandler handler)
             throws IOException {
-        Table table = expected.table();
+        ExportTable table = expected.table();
         DigestingInputStream digesting = new DigestingInputStream(stored);
         CsvRowChecksum checksum = new CsvRowChecksum(table);
         long rows = 0;
@@ -188,17 +188,21 @@ public final class ExportObjectReader {
     }
 
     /**
-     * Reads every object of the manifest (rows go nowhere) and checks each against the manifest and the
-     * manifest's state checksum.
+     * Reads every object of the manifest (rows go nowhere) and checks each against the manifest, and each table of
+     * the {@code accepted-state-v1} profile against the manifest's state checksum.
      *
-     * @return each table's checksum as computed from the objects
+     * @return each profile table's checksum as computed from the objects
      * @throws CorruptExportException on the first object or table that differs
      */
     public static Map<Table, TableChecksum> verify(ObjectStore store, String manifestKey, ExportManifest manifest)
             throws IOException {
         Map<Table, TableChecksum> out = new EnumMap<>(Table.class);
-        for (Table table : Table.values()) {
-            TableChecksum sum = read(store, manifestKey, manifest.object(table), fields -> { });
+        for (ExportTable object : ExportTable.values()) {
+            TableChecksum sum = read(store, manifestKey, manifest.object(object), fields -> { });
+            if (object.profileTable().isEmpty()) {
+                continue;
+            }
+            Table table = object.profileTable().get();
             TableChecksum promised = manifest.stateChecksum().get(table);
             if (!sum.equals(promised)) {
                 throw new CorruptExportException("table %s checksums to %s, the manifest says %s"
