@@ -19,10 +19,11 @@ public final class ExportFormat {
     /** {@code format} of the manifest. */
     public static final String MANIFEST_FORMAT = "resolver-export";
     /**
-     * {@code formatVersion} of the manifest this code writes and reads. 2 added the {@code revisions} object (the
-     * revision history); a reader of one version refuses manifests of the other (docs/exports.md).
+     * {@code formatVersion} of the manifest this code writes and reads. The contract fixes it at 1 and lets
+     * members be added: the {@code revisions} object (the revision history) is one more object of version 1, and a
+     * manifest without it (made before the history was exported) is refused by this reader (docs/exports.md).
      */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 1;
     public static final String MANIFEST_NAME = "manifest.json";
     public static final String MANIFEST_CONTENT_TYPE = "application/json";
     /** {@code contentType} of every table object: the stored bytes are gzip. */

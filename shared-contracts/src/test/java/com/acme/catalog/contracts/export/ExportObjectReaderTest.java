@@ -143,17 +143,17 @@ class ExportObjectReaderTest {
         ExportManifest parsed = ExportManifest.parse(manifest.toJson());
         assertThat(parsed).isEqualTo(manifest);
         assertThat(new String(manifest.toJson(), StandardCharsets.UTF_8))
-                .startsWith("{\"format\":\"resolver-export\",\"formatVersion\":2,\"exportId\":\"x\"");
+                .startsWith("{\"format\":\"resolver-export\",\"formatVersion\":1,\"exportId\":\"x\"");
         assertThatThrownBy(() -> ExportManifest.parse("{\"format\":\"other\"}".getBytes(StandardCharsets.UTF_8)))
                 .isInstanceOf(CorruptExportException.class);
     }
 
     @Test
-    void aManifestOfVersionOneOrWithoutTheRevisionHistoryIsRefused() {
+    void aManifestOfAnotherVersionOrWithoutTheRevisionHistoryIsRefused() {
         String json = new String(manifest.toJson(), StandardCharsets.UTF_8);
-        byte[] v1 = json.replace("\"formatVersion\":2", "\"formatVersion\":1").getBytes(StandardCharsets.UTF_8);
-        assertThatThrownBy(() -> ExportManifest.parse(v1)).isInstanceOf(CorruptExportException.class)
-                .hasMessageContaining("formatVersion 1 is not supported (expected 2)");
+        byte[] v2 = json.replace("\"formatVersion\":1", "\"formatVersion\":2").getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> ExportManifest.parse(v2)).isInstanceOf(CorruptExportException.class)
+                .hasMessageContaining("formatVersion 2 is not supported (expected 1)");
         int revisions = json.indexOf(",{\"name\":\"revisions.csv.gz\"");
         String without = json.substring(0, revisions) + json.substring(json.indexOf('}', json.indexOf("]", revisions)) + 1);
         assertThatThrownBy(() -> ExportManifest.parse(without.getBytes(StandardCharsets.UTF_8)))
