@@ -78,7 +78,8 @@ class MaintenanceIT extends EpochIT {
         assertThat(post("/v1/admin/maintenance", "w", Map.of("enabled", true)).code()).isEqualTo("FORBIDDEN");
         assertThat(post("/v1/admin/maintenance", null, Map.of("enabled", true)).code()).isEqualTo("UNAUTHENTICATED");
         assertThat(get("/v1/admin/maintenance", "c").code()).isEqualTo("FORBIDDEN");
-        for (String bad : List.of("{}", "{\"enabled\":\"yes\"}", "{\"enabled\":null}", "[]", "not json")) {
+        for (String bad : List.of("{}", "{\"enabled\":\"yes\"}", "{\"enabled\":\"true\"}", "{\"enabled\":1}",
+                "{\"enabled\":null}", "[]", "not json")) {
             Response r = post("/v1/admin/maintenance", "op", bad);
             assertThat(r.status()).as(bad).isEqualTo(400);
             assertThat(r.code()).as(bad).isEqualTo("INVALID_BODY");
