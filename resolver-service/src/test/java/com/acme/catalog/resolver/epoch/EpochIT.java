@@ -6,10 +6,14 @@ import java.util.Map;
 
 import com.acme.catalog.resolver.support.ResolverIT;
 
+import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.core.env.Environment;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.web.client.RestClient;
 
 /** Base of the epoch capability's ITs: the resolver's database, the control store's, and small write helpers. */
 abstract class EpochIT extends ResolverIT {
@@ -19,6 +23,22 @@ abstract class EpochIT extends ResolverIT {
     @Autowired
     private Environment env;
     private JdbcClient control;
+
+    /**
+     * A client that, unlike the default one, never repeats a request answered 503 by itself (Apache HttpClient
+     * re-sends idempotent requests after a 503): these tests count exactly what each request did.
+     */
+    @Override
+    protected RestClient client(String token) {
+        RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
+                .requestFactory(new HttpComponentsClientHttpRequestFactory(
+                        HttpClients.custom().disableAutomaticRetries().build()))
+                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
+        if (token != null) {
+            b.defaultHeader("Authorization", "Bearer " + token);
+        }
+        return b.build();
+    }
 
     /** A client of the control store's database (schema {@code control}). */
     protected JdbcClient control() {

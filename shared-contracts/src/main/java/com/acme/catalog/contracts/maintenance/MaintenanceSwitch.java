@@ -115,8 +115,8 @@ public final class MaintenanceSwitch {
 
     /** The refusal every paused entry point answers: 503 {@code MAINTENANCE}. */
     public static ApiException refused(String what) {
-        return new ApiException(ProblemCode.MAINTENANCE, "the service is in maintenance: " + what + " is paused "
-                + "until an operator turns maintenance off (POST /v1/admin/maintenance {\"enabled\":false})");
+        return new ApiException(ProblemCode.MAINTENANCE, "the service is in maintenance (paused: " + what
+                + ") until an operator turns it off (POST /v1/admin/maintenance {\"enabled\":false})");
     }
 
     private static MaintenanceStatus row(ResultSet rs, int n) throws SQLException {
