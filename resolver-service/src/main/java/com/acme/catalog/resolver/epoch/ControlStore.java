@@ -1,11 +1,15 @@
 package com.acme.catalog.resolver.epoch;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.db.DatabaseCreator;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +28,9 @@ import org.springframework.stereotype.Component;
  * <p>At start the database is created when missing (like the resolver's, failing the start with its name when it
  * cannot be) and migrated. A store that cannot be reached at start does not stop the resolver: writes and the relay
  * fail closed until it answers, and the migration is retried on the first use that reaches it.
+ *
+ * <p>Every use reports its outcome here ({@link #reached}, {@link #failed}): {@code resolver_control_store_up} is 1
+ * after a successful one, 0 after a failed one.
  */
 @Component
 class ControlStore implements DisposableBean {
@@ -33,9 +40,15 @@ class ControlStore implements DisposableBean {
     private final HikariDataSource pool;
     private final JdbcClient jdbc;
     private final String url;
+    private final AtomicInteger up = new AtomicInteger();
     private volatile boolean migrated;
+    private volatile boolean failing;
+    private volatile long lastFailureNanos;
 
-    ControlStore(ControlStoreProperties properties) {
+    ControlStore(ControlStoreProperties properties, MeterRegistry registry) {
+        Gauge.builder("resolver.control.store.up", up, AtomicInteger::get)
+                .description("1 while the control store (history epochs) answers, 0 after a failed use")
+                .register(registry);
         ControlStoreProperties.Datasource d = properties.datasource();
         this.url = d.url();
         DatabaseCreator.ensureExists(d.url(), d.username(), d.password());
@@ -58,7 +71,9 @@ class ControlStore implements DisposableBean {
         this.jdbc = JdbcClient.create(pool);
         try {
             migrate();
+            reached();
         } catch (RuntimeException e) {
+            failed(e);
             log.error("control store {} is not reachable at start ({}); writes and the relay fail closed until it "
                     + "is", url, e.toString());
         }
@@ -74,10 +89,35 @@ class ControlStore implements DisposableBean {
             try {
                 migrate();
             } catch (RuntimeException e) {
+                failed(e);
                 throw unavailable(e);
             }
         }
         return jdbc;
+    }
+
+    /** A use of the store succeeded. */
+    void reached() {
+        if (failing) {
+            log.info("control store {} answers again", url);
+        }
+        failing = false;
+        up.set(1);
+    }
+
+    /** A use of the store failed (it could not be reached, or timed out). */
+    void failed(RuntimeException e) {
+        lastFailureNanos = System.nanoTime();
+        if (!failing) {
+            log.warn("control store {} unreachable: {}", url, e.toString());
+        }
+        failing = true;
+        up.set(0);
+    }
+
+    /** @return whether the last use failed less than {@code nanos} ago */
+    boolean failedWithin(long nanos) {
+        return failing && System.nanoTime() - lastFailureNanos < nanos;
     }
 
     /** The answer to a failed use of the store, naming it. */

@@ -126,6 +126,7 @@ class EpochRepository {
                     .singleRow());
             return true;
         } catch (DuplicateKeyException taken) {
+            store.reached();
             return false;
         }
     }
@@ -155,9 +156,12 @@ class EpochRepository {
     /** Runs one use of the store, answering an unreachable or timed-out store with 503. */
     private <T> T reach(java.util.function.Supplier<T> use) {
         try {
-            return use.get();
+            T answer = use.get();
+            store.reached();
+            return answer;
         } catch (DataAccessResourceFailureException | TransientDataAccessException
                 | RecoverableDataAccessException e) {
+            store.failed(e);
             throw store.unavailable(e);
         }
     }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.epoch.EpochRepository.Mark;
 import com.acme.catalog.resolver.stream.CommitObserver;
@@ -21,12 +22,10 @@ import org.springframework.stereotype.Component;
 class HighWaterMarks implements CommitObserver {
 
     private final EpochRepository epochs;
-    private final EpochCache cache;
     private final Map<Key, Long> pending = new ConcurrentHashMap<>();
 
-    HighWaterMarks(EpochRepository epochs, EpochCache cache) {
+    HighWaterMarks(EpochRepository epochs) {
         this.epochs = epochs;
-        this.cache = cache;
     }
 
     @Override
@@ -48,12 +47,13 @@ class HighWaterMarks implements CommitObserver {
         }
         try {
             epochs.recordMarks(marks);
-            cache.reached();
         } catch (RuntimeException e) {
             for (Mark m : marks) {
                 committed(m.stream(), m.epoch(), m.position());
             }
-            cache.failed(e);
+            if (!(e instanceof ApiException)) {
+                throw e; // not an outage (those the store logs once and shows in resolver_control_store_up)
+            }
         }
     }
 
