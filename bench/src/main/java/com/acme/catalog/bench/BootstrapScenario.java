@@ -93,7 +93,8 @@ final class BootstrapScenario implements Scenario {
             case "chunk500" -> List.of("--chunk-events", "500");
             default -> throw new IllegalArgumentException("unknown variant " + variant);
         };
-        try (TestDatabase db = TestDatabase.create("bench_bootstrap_" + variant + "_" + size)) {
+        try (TestDatabase db = TestDatabase.create("bench_bootstrap_" + variant + "_" + size);
+             TestDatabase control = TestDatabase.create("bench_bootstrap_control")) {
             List<String> cmd = new ArrayList<>(List.of(ServiceProcess.javaBin(), "-Xmx1g"));
             cmd.addAll(jvmOptions);
             cmd.addAll(List.of("-jar", ServiceProcess.locate("resolver-service").toString(), "--bootstrap-import",
@@ -103,6 +104,7 @@ final class BootstrapScenario implements Scenario {
             pb.environment().put("SPRING_DATASOURCE_URL", db.jdbcUrl());
             pb.environment().put("SPRING_DATASOURCE_USERNAME", db.username());
             pb.environment().put("SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password());
+            pb.environment().putAll(ControlDatabase.env(control, Map.of()));
             WriteScenario.progress("bootstrap: %d events, %s %s", size, variant, String.join(" ", flags));
             long commitsBefore = xactCommit(db);
             long t0 = System.nanoTime();

@@ -54,14 +54,15 @@ final class ExportScenario implements Scenario {
         Path objects = Files.createTempDirectory("bench-export-objects-");
         Path rawDir = Files.createTempDirectory("bench-export-raw-");
         try (TestDatabase db = TestDatabase.create("bench_export");
-             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18082, Map.of(
-                     "SPRING_DATASOURCE_URL", db.jdbcUrl(),
-                     "SPRING_DATASOURCE_USERNAME", db.username(),
-                     "SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password(),
-                     "OBJECT_STORE_URI", "file:" + objects,
-                     "EXPORT_COMPRESSION_LEVEL", Integer.toString(level),
-                     "EXPORT_KEEP", "1",
-                     "SECURITY_TOKENS", "op=operator"))) {
+             TestDatabase control = TestDatabase.create("bench_export_control");
+             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18082, ControlDatabase.env(control,
+                     Map.of("SPRING_DATASOURCE_URL", db.jdbcUrl(),
+                             "SPRING_DATASOURCE_USERNAME", db.username(),
+                             "SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password(),
+                             "OBJECT_STORE_URI", "file:" + objects,
+                             "EXPORT_COMPRESSION_LEVEL", Integer.toString(level),
+                             "EXPORT_KEEP", "1",
+                             "SECURITY_TOKENS", "op=operator")))) {
             WriteScenario.progress("seeding %d items with SQL", items);
             long t0 = System.nanoTime();
             seed(db, items);

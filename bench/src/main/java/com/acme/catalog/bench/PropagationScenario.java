@@ -83,12 +83,13 @@ final class PropagationScenario implements Scenario {
         out.put("writeClient", client);
         out.put("loadAverageAtStart", loadAverage());
         try (TestDatabase rdb = TestDatabase.create("bench_prop_resolver");
+             TestDatabase cdb = TestDatabase.create("bench_prop_control");
              TestDatabase pdb = TestDatabase.create("bench_prop_product")) {
             out.put("notifyBaseline", notifyBaseline(rdb));
             String tokens = "op=operator;w=writer;r=relay;c=consumer";
-            try (ServiceProcess resolver = ServiceProcess.start("resolver-service", 18091, Map.of(
-                    "SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
-                    "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens));
+            try (ServiceProcess resolver = ServiceProcess.start("resolver-service", 18091, ControlDatabase.env(cdb,
+                    Map.of("SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
+                            "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens)));
                  ServiceProcess product = ServiceProcess.start("product-service", 18092, Map.of(
                          "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),
                          "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c",

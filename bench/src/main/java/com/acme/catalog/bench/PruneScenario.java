@@ -55,14 +55,15 @@ final class PruneScenario implements Scenario {
         out.put("threads", threads);
         out.put("batchSize", batchSize);
         try (TestDatabase db = TestDatabase.create("bench_prune");
-             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18083, Map.of(
-                     "SPRING_DATASOURCE_URL", db.jdbcUrl(),
-                     "SPRING_DATASOURCE_USERNAME", db.username(),
-                     "SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password(),
-                     "SECURITY_TOKENS", "w=writer;op=operator",
-                     "RETENTION_PRUNE_ENABLED", "false",
-                     "RETENTION_PRUNE_BATCHSIZE", Integer.toString(batchSize),
-                     "RETENTION_PRUNE_MAXBATCHESPERSTREAM", "100000"))) {
+             TestDatabase control = TestDatabase.create("bench_prune_control");
+             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18083, ControlDatabase.env(control,
+                     Map.of("SPRING_DATASOURCE_URL", db.jdbcUrl(),
+                             "SPRING_DATASOURCE_USERNAME", db.username(),
+                             "SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password(),
+                             "SECURITY_TOKENS", "w=writer;op=operator",
+                             "RETENTION_PRUNE_ENABLED", "false",
+                             "RETENTION_PRUNE_BATCHSIZE", Integer.toString(batchSize),
+                             "RETENTION_PRUNE_MAXBATCHESPERSTREAM", "100000")))) {
             WriteScenario.progress("seeding %d published events older than the retention age", backlog);
             long seedStart = System.nanoTime();
             seed(db, backlog);

@@ -73,11 +73,12 @@ final class RebuildScenario implements Scenario {
         Path objects = Files.createTempDirectory("bench-rebuild-objects-");
         String tokens = "op=operator;w=writer;r=relay;c=consumer";
         try (TestDatabase rdb = TestDatabase.create("bench_rebuild_resolver");
+             TestDatabase cdb = TestDatabase.create("bench_rebuild_control");
              TestDatabase pdb = TestDatabase.create("bench_rebuild_product");
-             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18093, Map.of(
+             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18093, ControlDatabase.env(cdb, Map.of(
                      "SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
                      "OBJECT_STORE_URI", "file:" + objects, "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens,
-                     "SPRING_APPLICATION_JSON", "{\"export\":{\"page\":{\"max-limit\":" + resolverPageLimit + "}}}"));
+                     "SPRING_APPLICATION_JSON", "{\"export\":{\"page\":{\"max-limit\":" + resolverPageLimit + "}}}")));
              ServiceProcess product = ServiceProcess.start("product-service", 18094, Map.of(
                      "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),
                      "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c", "OBJECT_STORE_URI", "file:" + objects,

@@ -48,11 +48,12 @@ final class WriteScenario implements Scenario {
         out.put("threads", threads);
         out.put("writesPerCase", writes);
         try (TestDatabase db = TestDatabase.create("bench_write");
-             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18081, Map.of(
-                     "SPRING_DATASOURCE_URL", db.jdbcUrl(),
-                     "SPRING_DATASOURCE_USERNAME", db.username(),
-                     "SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password(),
-                     "SECURITY_TOKENS", "w=writer"))) {
+             TestDatabase control = TestDatabase.create("bench_write_control");
+             ServiceProcess resolver = ServiceProcess.start("resolver-service", 18081, ControlDatabase.env(control,
+                     Map.of("SPRING_DATASOURCE_URL", db.jdbcUrl(),
+                             "SPRING_DATASOURCE_USERNAME", db.username(),
+                             "SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password(),
+                             "SECURITY_TOKENS", "w=writer")))) {
             for (int streams : new int[] {1, 8}) {
                 progress("rest, %d stream(s): warming up", streams);
                 rest(resolver, "warm" + streams, streams, threads, Math.min(500, writes));

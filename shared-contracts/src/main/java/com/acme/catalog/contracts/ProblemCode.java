@@ -14,6 +14,8 @@ public enum ProblemCode {
     EXPORT_NOT_READY(409),
     DESTINATION_NOT_EMPTY(409),
     IMPORT_IN_PROGRESS(409),
+    /** An epoch rotation needs the resolver in maintenance first. */
+    MAINTENANCE_REQUIRED(409),
     /** Another product instance holds the stream's recovery worker lease (it runs the stream's rebuilds). */
     WORKER_LEASE_HELD(409),
     /** The review case already has its decision (decisions are immutable, one per case). */
@@ -29,7 +31,9 @@ public enum ProblemCode {
     INTERNAL(500),
     MAINTENANCE(503),
     STREAM_FENCED(503),
-    HISTORY_ROLLED_BACK(503);
+    HISTORY_ROLLED_BACK(503),
+    /** The control store (history epochs) could not be read within the configured grace: writes fail closed. */
+    CONTROL_STORE_UNAVAILABLE(503);
 
     private final int status;
 

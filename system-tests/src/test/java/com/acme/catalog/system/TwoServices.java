@@ -47,6 +47,7 @@ final class TwoServices implements AutoCloseable {
                 "SPRING_DATASOURCE_URL", resolverDb.jdbcUrl(),
                 "SPRING_DATASOURCE_USERNAME", resolverDb.username(),
                 "CONTROL_DATASOURCE_URL", controlDb.jdbcUrl(),
+                "CONTROL_DATASOURCE_USERNAME", controlDb.username(),
                 "RELAY_TOKEN", "r",
                 "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SECURITY_TOKENS", TOKENS));

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -60,18 +61,25 @@ public class GenerationRepository {
             """;
 
     private final JdbcClient jdbc;
+    private final MaintenanceSwitch maintenance;
 
-    public GenerationRepository(JdbcClient jdbc) {
+    public GenerationRepository(JdbcClient jdbc, MaintenanceSwitch maintenance) {
         this.jdbc = jdbc;
+        this.maintenance = maintenance;
     }
 
     /**
-     * Locks the stream's serving pointer and its generation's cursor until the surrounding transaction ends.
+     * Locks the stream's serving pointer and its generation's cursor until the surrounding transaction ends. First
+     * takes the maintenance hold: every change to what a stream serves (live deliveries, the recovery worker's
+     * catch-up pages, a rebuild's cutover) goes through this lock, so maintenance pauses them all, and the switch
+     * waits for the ones in flight (docs/epochs.md).
      *
      * @return the serving generation's cursor; empty when the stream has no serving generation
+     * @throws com.acme.catalog.contracts.ApiException 503 {@code MAINTENANCE} while the product is in maintenance
      */
     public Optional<GenerationCursor> lockServing(StreamId stream) {
         requireTransaction();
+        maintenance.requireOff("applying events to what " + stream + " serves");
         return jdbc.sql(SQL_LOCK_SERVING).params(stream.tenant(), stream.catalog()).query(GenerationRepository::cursor)
                 .optional();
     }

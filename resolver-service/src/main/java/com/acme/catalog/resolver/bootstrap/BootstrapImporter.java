@@ -10,6 +10,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Committed;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
@@ -45,11 +46,13 @@ public class BootstrapImporter {
     private final StreamMetrics metrics;
     private final ObjectMapper json;
     private final ChunkWriter chunkWriter;
+    private final MaintenanceSwitch maintenance;
 
     BootstrapImporter(DataSource dataSource, DestinationRepository destination, ChunkCommitter committer,
             PlannerStatistics statistics, CursorRepository cursors, StreamMetrics metrics, ObjectMapper json,
-            ChunkWriter chunkWriter) {
+            ChunkWriter chunkWriter, MaintenanceSwitch maintenance) {
         this.chunkWriter = chunkWriter;
+        this.maintenance = maintenance;
         this.dataSource = dataSource;
         this.destination = destination;
         this.committer = committer;
@@ -69,6 +72,10 @@ public class BootstrapImporter {
         long started = System.nanoTime();
         ImportReport report = new ImportReport(stream, options);
         report.startCpuClock();
+        if (maintenance.status().enabled()) {
+            // early and with nothing written; every chunk's cursor lock checks again (docs/epochs.md)
+            throw MaintenanceSwitch.refused("the bootstrap import");
+        }
         try (ImportLock lock = ImportLock.acquire(dataSource, stream)) {
             destination.requireEmpty(stream);
             listener.destinationChecked();
@@ -99,7 +106,7 @@ public class BootstrapImporter {
      */
     private void writePipelined(StreamId stream, Path file, ImportOptions options, ImportListener listener,
             ImportReport report, EventsValidator.Validated validated, long started) {
-        Cursor start = cursors.read(stream).orElse(new Cursor(stream, 1, 0, ChainDigest.ZERO));
+        Cursor start = cursors.read(stream).orElseGet(() -> cursors.firstCursor(stream));
         long position = start.position();
         int chunkNumber = 0;
         String sha256;

@@ -24,6 +24,8 @@ import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.resolver.export.ExportRepository.ExportRow;
 import com.acme.catalog.resolver.retention.Lease;
 import com.acme.catalog.resolver.retention.RetentionService;
+import com.acme.catalog.resolver.stream.Cursor;
+import com.acme.catalog.resolver.stream.CursorRepository;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +44,7 @@ class ExportService implements DisposableBean {
     private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final RetentionService retention;
+    private final CursorRepository cursors;
     private final ExportRepository exports;
     private final ExportRunner runner;
     private final ObjectStore store;
@@ -52,8 +55,9 @@ class ExportService implements DisposableBean {
     private final Map<UUID, ExportJob> running = new ConcurrentHashMap<>();
 
     ExportService(RetentionService retention, ExportRepository exports, ExportRunner runner, ObjectStore store,
-            ExportProperties properties) {
+            ExportProperties properties, CursorRepository cursors) {
         this.retention = retention;
+        this.cursors = cursors;
         this.exports = exports;
         this.runner = runner;
         this.store = store;
@@ -122,12 +126,19 @@ class ExportService implements DisposableBean {
 
     /**
      * @return the manifest's bytes exactly as stored
-     * @throws ApiException {@code EXPORT_NOT_READY} unless the export is READY
+     * @throws ApiException {@code EXPORT_NOT_READY} unless the export is READY, 410 {@code EPOCH_CHANGED} when its
+     *                      epoch is no longer the stream's open one (a rotation closed it; docs/epochs.md)
      */
     byte[] manifest(ExportRow row) {
         if (row.status() != ExportStatus.READY) {
             throw new ApiException(ProblemCode.EXPORT_NOT_READY, "export %s is %s%s".formatted(row.exportId(),
                     row.status(), row.error() == null ? "" : ": " + row.error()));
+        }
+        long open = cursors.read(row.stream()).map(Cursor::epoch).orElse(row.epoch());
+        if (open != row.epoch()) {
+            throw new ApiException(ProblemCode.EPOCH_CHANGED, "export %s is of epoch %d of %s, which a rotation "
+                    .formatted(row.exportId(), row.epoch(), row.stream()) + "closed (the stream is in epoch " + open
+                    + "); request an export of the current epoch");
         }
         try (InputStream in = store.get(row.manifestKey())) {
             return in.readAllBytes();

@@ -56,6 +56,7 @@ class OutboxRelay implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
     private final RelayRepository repo;
+    private final RelayGate gate;
     private final RelayProperties props;
     private final HikariDataSource dataSource;
     private final String instance = "relay-" + UUID.randomUUID();
@@ -85,8 +86,10 @@ class OutboxRelay implements SmartLifecycle {
     private Thread listenerThread;
     private CommitListener listener;
 
-    OutboxRelay(RelayRepository repo, RelayProperties props, HikariDataSource dataSource, MeterRegistry registry) {
+    OutboxRelay(RelayRepository repo, RelayProperties props, HikariDataSource dataSource, MeterRegistry registry,
+            RelayGate gate) {
         this.repo = repo;
+        this.gate = gate;
         this.props = props;
         this.dataSource = dataSource;
         // HTTP/1.1: the default would offer an h2c upgrade on every new connection to a plain-http consumer
@@ -263,6 +266,9 @@ class OutboxRelay implements SmartLifecycle {
 
     /** @return the consumer to serve again later (claim held) when other consumers wait for a thread, else null */
     private Due drain(Due due, Progress p) {
+        if (!gate.mayRelay(due.stream(), due.epoch(), due.head())) {
+            return null; // fenced, rolled back or the control store is out of reach: the next cycle asks again
+        }
         long claimSeconds = Math.max(1, props.claim().toSeconds());
         Optional<List<Event>> claimed = repo.claimAndRead(due, instance, claimSeconds, due.delivered(),
                 props.batchEvents());

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -37,13 +38,22 @@ class RelayRepository {
                                     AND cur.fenced_at IS NULL
               LEFT JOIN relay_delivery d ON d.consumer_id = c.consumer_id AND d.tenant = c.tenant
                                         AND d.catalog = c.catalog AND d.epoch = c.epoch
-             WHERE c.delivery_url IS NOT NULL
+             WHERE c.delivery_url IS NOT NULL AND cur.rolled_back_at IS NULL AND NOT (%s)
                AND cur.position > GREATEST(coalesce(d.delivered_through, 0), c.durable_position)
                AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= clock_timestamp())
                AND (d.claim_until IS NULL OR d.claim_until < clock_timestamp() OR d.claimed_by = ?)
              ORDER BY c.tenant, c.catalog, c.consumer_id
              LIMIT ?
-            """;
+            """.formatted(MaintenanceSwitch.SQL_ENABLED);
+    /**
+     * The fence of every read of events to deliver, checked in the statement that reads them (docs/epochs.md): the
+     * (stream, epoch) cursor is open (a rotation fences it, whichever instance rotated), carries no rollback mark,
+     * and the resolver is not in maintenance. Parameters: tenant, catalog, epoch.
+     */
+    private static final String RELAYABLE = """
+            EXISTS (SELECT 1 FROM stream_cursor k WHERE k.tenant = ? AND k.catalog = ? AND k.epoch = ?
+                                                    AND k.fenced_at IS NULL AND k.rolled_back_at IS NULL)
+               AND NOT (%s)""".formatted(MaintenanceSwitch.SQL_ENABLED);
     /** Prefixed to each bookkeeping statement: one round trip, then the commit. */
     private static final String SQL_ASYNC_COMMIT = "SET LOCAL synchronous_commit = off;\n";
     /**
@@ -66,14 +76,15 @@ class RelayRepository {
               FROM claimed c
               LEFT JOIN LATERAL (SELECT position, wire, chain_digest, occurred_at FROM outbox
                                   WHERE c.taken AND tenant = ? AND catalog = ? AND epoch = ? AND position > ?
+                                    AND %s
                                   ORDER BY position LIMIT ?) o ON true
              ORDER BY o.position
-            """;
+            """.formatted(RELAYABLE);
     private static final String SQL_EVENTS = """
             SELECT position, wire, chain_digest, occurred_at FROM outbox
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ?
+             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND %s
              ORDER BY position LIMIT ?
-            """;
+            """.formatted(RELAYABLE);
     /**
      * Advances the delivery cursor. The claim is kept (and extended) while the outbox holds more events after
      * {@code through}, so the holder goes straight on to the next batch; once caught up it is released.
@@ -179,11 +190,13 @@ class RelayRepository {
             }
             return taken ? Optional.of(events) : Optional.<List<Event>>empty();
         }, d.consumerId(), s.tenant(), s.catalog(), d.epoch(), instance, claimSeconds, s.tenant(), s.catalog(),
-                d.epoch(), after, limit);
+                d.epoch(), after, s.tenant(), s.catalog(), d.epoch(), limit);
     }
 
+    /** The next batch after {@code after}; none once the epoch is fenced, rolled back or in maintenance. */
     List<Event> events(StreamId s, long epoch, long after, int limit) {
-        return jdbc.sql(SQL_EVENTS).params(s.tenant(), s.catalog(), epoch, after, limit)
+        return jdbc.sql(SQL_EVENTS).params(s.tenant(), s.catalog(), epoch, after, s.tenant(), s.catalog(), epoch,
+                        limit)
                 .query((rs, n) -> new Event(rs.getLong(1), rs.getString(2), rs.getString(3),
                         rs.getTimestamp(4).toInstant())).list();
     }

@@ -1,12 +1,14 @@
 package com.acme.catalog.resolver.retention;
 
 import java.util.List;
+import java.util.Optional;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.resolver.epoch.RollbackDetector;
 import com.acme.catalog.resolver.retention.ConsumerRepository.ConsumerRegistration;
 import com.acme.catalog.resolver.retention.RetentionRepository.StreamHead;
 
@@ -23,11 +25,14 @@ class ConsumerRegistry {
     private final TransactionTemplate tx;
     private final RetentionRepository retention;
     private final ConsumerRepository consumers;
+    private final RollbackDetector rollbacks;
 
-    ConsumerRegistry(TransactionTemplate tx, RetentionRepository retention, ConsumerRepository consumers) {
+    ConsumerRegistry(TransactionTemplate tx, RetentionRepository retention, ConsumerRepository consumers,
+            RollbackDetector rollbacks) {
         this.tx = tx;
         this.retention = retention;
         this.consumers = consumers;
+        this.rollbacks = rollbacks;
     }
 
     /**
@@ -56,7 +61,8 @@ class ConsumerRegistry {
     }
 
     /**
-     * Raises the consumer's durable position to {@code position}; a lower one changes nothing.
+     * Raises the consumer's durable position to {@code position}; a lower one changes nothing. A position ahead of
+     * the cursor is a rollback signal when the epoch has a cursor (the stream is then marked rolled back).
      *
      * @return the durable position after the report
      */
@@ -64,8 +70,20 @@ class ConsumerRegistry {
         ConsumerRegistration reg = registration(consumerId, s);
         requireOwnership(caller, reg);
         requireEpoch(reg, epoch);
-        long cursor = retention.epochCursor(s, epoch).map(RetentionRepository.EpochCursor::position).orElse(0L);
+        Optional<RetentionRepository.EpochCursor> epochCursor = retention.epochCursor(s, epoch);
+        if (epochCursor.isPresent() && epochCursor.get().fenced()) {
+            throw new ApiException(ProblemCode.EPOCH_MISMATCH, "epoch %d of %s was fenced by a rotation: its progress "
+                    .formatted(epoch, s) + "is closed; register in the stream's current epoch");
+        }
+        long cursor = epochCursor.map(RetentionRepository.EpochCursor::position).orElse(0L);
         if (position > cursor) {
+            // the consumer applied what this database no longer has: a rollback (docs/epochs.md)
+            if (epochCursor.isPresent() && rollbacks.consumerAhead(s, epoch, position, consumerId)) {
+                throw new ApiException(ProblemCode.HISTORY_ROLLED_BACK, "consumer %s reports position %d of %s epoch "
+                        .formatted(consumerId, position, s) + epoch + ", ahead of the cursor " + cursor + ": the "
+                        + "resolver's history was rolled back; writes and the relay are refused until an operator "
+                        + "rotates the epoch");
+            }
             throw new ApiException(ProblemCode.POSITION_AHEAD, "position %d is ahead of the cursor %d of %s epoch %d"
                     .formatted(position, cursor, s, epoch));
         }

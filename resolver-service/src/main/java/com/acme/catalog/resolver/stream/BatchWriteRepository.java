@@ -1,6 +1,5 @@
 package com.acme.catalog.resolver.stream;
 
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -15,6 +14,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;
 import com.acme.catalog.resolver.stream.StateAccess.RevisionRow;
+import com.acme.catalog.resolver.stream.WriteGate.CursorLock;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -80,8 +80,9 @@ class BatchWriteRepository {
     private static final String SQL_GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan";
 
     /**
-     * Generic plans, the cursor lock, then the prefetch: three statements in one round trip. Under READ COMMITTED
-     * the prefetch takes its snapshot after the lock was granted, so it sees every write committed before.
+     * Generic plans, the maintenance hold and the cursor lock ({@link CursorRepository#SQL_LOCK_OPEN}), then the
+     * prefetch: four statements in one round trip. Under READ COMMITTED the prefetch takes its snapshot after the lock
+     * was granted, so it sees every write committed before.
      */
     private static final String SQL_LOCK_THEN_PREFETCH = SQL_GENERIC_PLANS + ";\n"
             + CursorRepository.SQL_LOCK_OPEN.strip() + ";\n" + SQL_PREFETCH;
@@ -163,8 +164,9 @@ class BatchWriteRepository {
             """;
 
     /**
-     * The cursor lock, then {@link #SQL_WRITE_ALL} made conditional on the locked cursor being exactly where the
-     * rows were prepared from (epoch, position and chain digest), as two statements in one round trip. Under READ
+     * The maintenance hold and the cursor lock, then {@link #SQL_WRITE_ALL} made conditional on the locked cursor
+     * being exactly where the rows were prepared from (epoch, position and chain digest), as three statements in one
+     * round trip; the {@link WriteGate} judges the lock before the commit. Under READ
      * COMMITTED the second statement's snapshot is taken after the lock is held. When the cursor is elsewhere
      * (someone else wrote the stream since), nothing is inserted and no cursor row moves, so the statement answers no
      * row (instead of one) and no constraint of the rows it meant to write can fire instead. The advance wakes the outbox relay at
@@ -202,10 +204,10 @@ class BatchWriteRepository {
         return template.execute(SQL_LOCK_THEN_PREFETCH, (PreparedStatementCallback<LockedPrefetch>) ps -> {
             new ArgumentPreparedStatementSetter(p.toArray()).setValues(ps);
             ps.execute();
-            if (!ps.getMoreResults()) { // past the SET, to the lock's rows
-                throw new IllegalStateException("the cursor lock after the plan setting returned no rows");
+            if (!ps.getMoreResults()) { // past the SET, to the maintenance hold
+                throw new IllegalStateException("the maintenance hold after the plan setting returned no rows");
             }
-            Cursor cursor = lockedCursor(ps, s);
+            CursorLock cursor = CursorRepository.nextLock(ps, s);
             if (!ps.getMoreResults()) {
                 throw new IllegalStateException("the prefetch after the cursor lock returned no rows");
             }
@@ -312,7 +314,7 @@ class BatchWriteRepository {
         return template.execute(SQL_LOCK_THEN_WRITE_PREPARED, (PreparedStatementCallback<PreparedWrite>) ps -> {
             new ArgumentPreparedStatementSetter(params).setValues(ps);
             ps.execute();
-            Cursor cursor = lockedCursor(ps, s);
+            CursorLock cursor = CursorRepository.nextLock(ps, s);
             if (!ps.getMoreResults()) {
                 throw new IllegalStateException("the write after the cursor lock answered nothing");
             }
@@ -495,12 +497,18 @@ class BatchWriteRepository {
         }
     }
 
-    /** The locked cursor (null: no open cursor row yet, nothing locked) and the prefetch read after the lock. */
-    record LockedPrefetch(Cursor cursor, Prefetched prefetched) {
+    /**
+     * What the cursor lock read (null: no open cursor row yet, nothing locked; otherwise still to be admitted by the
+     * {@link WriteGate}) and the prefetch read after the lock.
+     */
+    record LockedPrefetch(CursorLock lock, Prefetched prefetched) {
     }
 
-    /** What {@link #lockThenWritePrepared} found: the locked cursor (null: no open cursor row) and if it wrote. */
-    record PreparedWrite(Cursor locked, boolean written) {
+    /**
+     * What {@link #lockThenWritePrepared} found: what the cursor lock read (null: no open cursor row; otherwise still
+     * to be admitted by the {@link WriteGate}, before the commit) and whether it wrote.
+     */
+    record PreparedWrite(CursorLock lock, boolean written) {
     }
 
     record ItemRow(String id, int revision, String attributesJson, boolean deleted, long epoch, long position) {
@@ -515,10 +523,4 @@ class BatchWriteRepository {
     record ReleaseRow(String id, int revision, String visibility, String itemsJson, long epoch, long position) {
     }
 
-    /** The first result of a lock-then-… round trip: the cursor row as locked, or null when there is none. */
-    private static Cursor lockedCursor(PreparedStatement ps, StreamId s) throws SQLException {
-        try (ResultSet rs = ps.getResultSet()) {
-            return rs.next() ? new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3)) : null;
-        }
-    }
 }

@@ -63,7 +63,7 @@ public class ChunkWriter {
         }
         BufferedStateAccess.Reads reads = BufferedStateAccess.reads(transactions);
         BatchWriteRepository.LockedPrefetch lp = batch.lockAndPrefetch(stream, reads.idsByType(), reads.refs());
-        Cursor locked = lp.cursor();
+        Cursor locked = lp.lock() == null ? null : cursors.admit(stream, lp.lock());
         BatchWriteRepository.Prefetched found = lp.prefetched();
         if (locked == null) {
             // first write of the stream: create and lock its cursor row, then read again under the lock
@@ -111,13 +111,15 @@ public class ChunkWriter {
             throw new IllegalStateException("writePrepared needs an open transaction");
         }
         BatchWriteRepository.PreparedWrite w = batch.lockThenWritePrepared(p.stream(), p.params());
-        if (w.locked() == null) {
+        if (w.lock() == null) {
             // first write of the stream: create and lock its cursor row, then write under the lock
             cursors.lockCursor(p.stream());
             w = batch.lockThenWritePrepared(p.stream(), p.params());
         }
+        // the rows are in, not committed: a refusal rolls them back with the caller's transaction
+        Cursor locked = w.lock() == null ? null : cursors.admit(p.stream(), w.lock());
         if (!w.written()) {
-            throw new CursorMovedException(p.from(), w.locked());
+            throw new CursorMovedException(p.from(), locked);
         }
         return p.results();
     }

@@ -1,25 +1,45 @@
 package com.acme.catalog.resolver.stream;
 
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.resolver.stream.WriteGate.CursorLock;
 
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
-/** The per-stream cursor row: the lock every projection-affecting write takes first. */
+/**
+ * The per-stream cursor row: the lock every projection-affecting write takes first, and, with it, the
+ * {@link WriteGate}'s check of maintenance, the epoch fence and rollbacks.
+ */
 @Repository
 public class CursorRepository {
 
-    static final String SQL_LOCK_OPEN = """
-            SELECT epoch, position, chain_digest FROM stream_cursor
+    /**
+     * The maintenance hold, then the open cursor row locked: two statements in one round trip. Under READ COMMITTED
+     * the second statement's snapshot is taken after the hold was granted, so it reads the maintenance switch as the
+     * last switch committed it, and no switch can commit until this transaction ends ({@link MaintenanceSwitch}).
+     * Every write path locks the cursor with this text (alone or followed by more statements).
+     */
+    static final String SQL_LOCK_OPEN = MaintenanceSwitch.SQL_HOLD + ";\n" + """
+            SELECT epoch, position, chain_digest, rolled_back_at IS NOT NULL AS rolled_back,
+                   (%s) AS maintenance
+              FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
-               FOR UPDATE
-            """;
+               FOR UPDATE OF stream_cursor
+            """.formatted(MaintenanceSwitch.SQL_ENABLED);
     private static final String SQL_OPEN_FIRST_EPOCH = """
-            INSERT INTO stream_cursor (tenant, catalog, epoch) VALUES (?, ?, 1) ON CONFLICT DO NOTHING
+            INSERT INTO stream_cursor (tenant, catalog, epoch) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """;
     private static final String SQL_READ_OPEN = """
             SELECT epoch, position, chain_digest FROM stream_cursor
@@ -36,33 +56,82 @@ public class CursorRepository {
             """;
 
     private final JdbcClient jdbc;
+    private final JdbcTemplate template;
+    private final WriteGate gate;
 
-    public CursorRepository(JdbcClient jdbc) {
+    public CursorRepository(JdbcClient jdbc, JdbcTemplate template, WriteGate gate) {
         this.jdbc = jdbc;
+        this.template = template;
+        this.gate = gate;
     }
 
     /**
-     * Locks the stream's open cursor row until the surrounding transaction ends, creating it at epoch 1 (position
-     * 0) on the stream's first write. Concurrent first writers are safe: the unique index makes the second insert
-     * wait for the first and then do nothing.
+     * Locks the stream's open cursor row until the surrounding transaction ends, creating it in the stream's current
+     * epoch ({@link WriteGate#epochToOpen}, 1 for a new stream) at position 0 on the stream's first write, and lets
+     * the {@link WriteGate} admit the write. Concurrent first writers are safe: the unique index makes the second
+     * insert wait for the first and then do nothing.
      *
      * @return the locked cursor; never null
-     * @throws ApiException {@code STREAM_FENCED} when the stream has no open epoch
+     * @throws ApiException {@code STREAM_FENCED} when the stream has no open epoch, or whatever the gate refuses with
      */
     public Cursor lockCursor(StreamId stream) {
-        Optional<Cursor> locked = selectForUpdate(stream);
-        if (locked.isPresent()) {
-            return locked.get();
+        CursorLock locked = selectForUpdate(stream);
+        if (locked == null) {
+            long epoch = gate.epochToOpen(stream);
+            jdbc.sql(SQL_OPEN_FIRST_EPOCH).params(stream.tenant(), stream.catalog(), epoch).update();
+            locked = selectForUpdate(stream);
+            if (locked == null) {
+                throw new ApiException(ProblemCode.STREAM_FENCED,
+                        "stream " + stream + " has no open history epoch; writes are fenced");
+            }
         }
-        jdbc.sql(SQL_OPEN_FIRST_EPOCH).params(stream.tenant(), stream.catalog()).update();
-        return selectForUpdate(stream).orElseThrow(() -> new ApiException(ProblemCode.STREAM_FENCED,
-                "stream " + stream + " has no open history epoch; writes are fenced"));
+        return admit(stream, locked);
     }
 
-    private Optional<Cursor> selectForUpdate(StreamId stream) {
-        return jdbc.sql(SQL_LOCK_OPEN).params(stream.tenant(), stream.catalog())
-                .query((rs, n) -> new Cursor(stream, rs.getLong(1), rs.getLong(2), rs.getString(3)))
-                .optional();
+    /**
+     * Hands what a cursor lock read to the {@link WriteGate}: every write path calls this right after its lock.
+     *
+     * @return the locked cursor, when the write may go on
+     */
+    Cursor admit(StreamId stream, CursorLock locked) {
+        gate.admit(stream, locked);
+        return locked.cursor();
+    }
+
+    private CursorLock selectForUpdate(StreamId stream) {
+        return template.execute(SQL_LOCK_OPEN, (PreparedStatementCallback<CursorLock>) ps -> {
+            new ArgumentPreparedStatementSetter(new Object[] {stream.tenant(), stream.catalog()}).setValues(ps);
+            ps.execute();
+            return nextLock(ps, stream);
+        });
+    }
+
+    /**
+     * Reads the results of {@link #SQL_LOCK_OPEN} from a statement whose current result is the hold's: moves past
+     * it to the lock's rows and leaves the statement there.
+     *
+     * @return what the lock read; null when the stream has no open cursor row (nothing is locked then)
+     */
+    static CursorLock nextLock(PreparedStatement ps, StreamId s) throws SQLException {
+        if (!ps.getMoreResults()) {
+            throw new IllegalStateException("the cursor lock after the maintenance hold answered no rows");
+        }
+        try (ResultSet rs = ps.getResultSet()) {
+            if (!rs.next()) {
+                return null;
+            }
+            return new CursorLock(new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3)), rs.getBoolean(4),
+                    rs.getBoolean(5));
+        }
+    }
+
+    /**
+     * Where a stream that was never written starts: position 0 (digest d0) of the epoch its first write opens.
+     *
+     * @throws ApiException 503 when that epoch cannot be known ({@link WriteGate#epochToOpen})
+     */
+    public Cursor firstCursor(StreamId stream) {
+        return new Cursor(stream, gate.epochToOpen(stream), 0, ChainDigest.ZERO);
     }
 
     /** The committed cursor, without locking; empty when the stream was never written. */

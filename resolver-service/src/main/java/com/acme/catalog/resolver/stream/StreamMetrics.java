@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -28,21 +29,36 @@ import org.springframework.stereotype.Component;
 public class StreamMetrics {
 
     private final MeterRegistry registry;
+    private final List<CommitObserver> observers;
     private final Map<StreamId, AtomicLong> positions = new ConcurrentHashMap<>();
     private final Map<StreamId, Meters> meters = new ConcurrentHashMap<>();
 
     public StreamMetrics(MeterRegistry registry) {
-        this.registry = registry;
+        this(registry, List.of());
     }
 
-    /** Records a committed physical write transaction and its logical transactions. */
+    @Autowired
+    public StreamMetrics(MeterRegistry registry, List<CommitObserver> observers) {
+        this.registry = registry;
+        this.observers = List.copyOf(observers);
+    }
+
+    /**
+     * Records a committed physical write transaction and its logical transactions, and tells the
+     * {@link CommitObserver}s (the high-water mark recorder) where the stream now stands. Every path that commits
+     * a physical write transaction calls this once, after the commit.
+     */
     public void committed(StreamId s, List<WriteResult> results, long nanos) {
         Meters m = meters(s);
         m.committed.increment(results.size());
         m.committedTime.record(nanos, TimeUnit.NANOSECONDS);
         if (!results.isEmpty()) {
             // an empty last transaction ends at the position before it, which is committed as well
-            observePosition(s, results.get(results.size() - 1).lastPosition());
+            WriteResult last = results.get(results.size() - 1);
+            observePosition(s, last.lastPosition());
+            for (CommitObserver o : observers) {
+                o.committed(s, last.epoch(), last.lastPosition());
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.StreamId;
 
 /**
@@ -18,7 +19,8 @@ import com.acme.catalog.contracts.StreamId;
  * <p>Failures stay with their write. A write whose own changes fail ({@link LogicalTransactionFailure}) is taken
  * out, its caller gets exactly the error it would have got alone, and the rest are retried without it in a new
  * physical transaction (the failed one rolled back whole, so nothing of it is written). A failure no write caused
- * (a statement or lock error) sends each write of the group through its own physical transaction. A failed commit
+ * (a statement or lock error) sends each write of the group through its own physical transaction, unless it is a
+ * refusal of the stream itself (503 from the {@link WriteGate}), which every write of the group gets. A failed commit
  * is not retried: its outcome is unknown, as it would be for a single write, and every caller of it gets the error.
  *
  * <p>Coalescing is per process; writes from other instances are still serialized by the cursor row lock.
@@ -212,8 +214,8 @@ final class WriteCoalescer {
                 remaining.forEach(m -> m.fail(f.failure()));
                 return;
             } catch (Throwable t) {
-                if (remaining.size() == 1) {
-                    remaining.get(0).fail(t);
+                if (remaining.size() == 1 || refusesTheStream(t)) {
+                    remaining.forEach(m -> m.fail(t));
                     return;
                 }
                 metrics.retried(stream);
@@ -223,6 +225,15 @@ final class WriteCoalescer {
                 return;
             }
         }
+    }
+
+    /**
+     * A refusal of the stream itself ({@link WriteGate}: maintenance, a fenced epoch, a rollback, the control store
+     * out of reach; all 503) applies to every write of the group alike: each would only be refused again alone, or,
+     * after a fence, get through on the epoch it just re-read, which a fenced write must not.
+     */
+    private static boolean refusesTheStream(Throwable t) {
+        return t instanceof ApiException api && api.code().status() == 503;
     }
 
     private void commitAlone(StreamId stream, Member m) {

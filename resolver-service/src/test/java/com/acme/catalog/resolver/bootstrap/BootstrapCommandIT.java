@@ -30,6 +30,7 @@ import tools.jackson.databind.json.JsonMapper;
 class BootstrapCommandIT {
 
     private static TestDatabase db;
+    private static TestDatabase control;
 
     @TempDir
     Path dir;
@@ -37,11 +38,13 @@ class BootstrapCommandIT {
     @BeforeAll
     static void database() {
         db = TestDatabase.create("BootstrapCommandIT");
+        control = TestDatabase.create("BootstrapCommandIT_control");
     }
 
     @AfterAll
     static void drop() {
         db.close();
+        control.close();
     }
 
     @Test
@@ -87,6 +90,9 @@ class BootstrapCommandIT {
         all.add("--spring.datasource.url=" + db.jdbcUrl());
         all.add("--spring.datasource.username=" + db.username());
         all.add("--spring.datasource.password=" + (db.password() == null ? "" : db.password()));
+        all.add("--control.datasource.url=" + control.jdbcUrl());
+        all.add("--control.datasource.username=" + control.username());
+        all.add("--control.datasource.password=" + (control.password() == null ? "" : control.password()));
         all.add("--server.port=" + port);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

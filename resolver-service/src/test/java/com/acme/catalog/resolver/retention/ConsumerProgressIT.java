@@ -41,7 +41,7 @@ class ConsumerProgressIT extends AbstractRetentionIT {
     }
 
     @Test
-    void aReportForAnotherEpochOrAheadOfTheCursorIsRefusedAndChangesNothing() {
+    void aReportForAnotherEpochOrAheadOfTheCursorIsRefusedAndChangesNoProgress() {
         StreamId s = new StreamId("acme", "c-refuse");
         write(s, 10);
         register("c", "p2", s, 1);
@@ -50,9 +50,10 @@ class ConsumerProgressIT extends AbstractRetentionIT {
         Response otherEpoch = progress("c", "p2", s, 2, 6);
         assertThat(otherEpoch.status()).isEqualTo(409);
         assertThat(otherEpoch.code()).isEqualTo("EPOCH_MISMATCH");
+        // ahead of the cursor means the resolver's history was rolled back (RollbackDetectionIT covers the rest)
         Response ahead = progress("c", "p2", s, 1, 11);
-        assertThat(ahead.status()).isEqualTo(422);
-        assertThat(ahead.code()).isEqualTo("POSITION_AHEAD");
+        assertThat(ahead.status()).isEqualTo(503);
+        assertThat(ahead.code()).isEqualTo("HISTORY_ROLLED_BACK");
         assertThat(ahead.contentType()).startsWith("application/problem+json");
         assertThat(durable("p2", s)).isEqualTo(4);
         assertThat(progress("c", "p2", s, 1, 10).number("durablePosition")).isEqualTo(10);

@@ -83,7 +83,8 @@ class RetentionBadInputIT extends AbstractRetentionIT {
         refused(HttpMethod.PUT, path, "c", without(ok, "position"), 400, "INVALID_BODY");
         refused(HttpMethod.PUT, path, "c", with(ok, "epoch", 0), 400, "INVALID_BODY");
         refused(HttpMethod.PUT, path, "c", with(ok, "epoch", 2), 409, "EPOCH_MISMATCH");
-        refused(HttpMethod.PUT, path, "c", with(ok, "position", 6), 422, "POSITION_AHEAD");
+        // ahead of the cursor is no bad input but a rollback signal (docs/epochs.md; RollbackDetectionIT)
+        refused(HttpMethod.PUT, path, "c", with(ok, "position", 6), 503, "HISTORY_ROLLED_BACK");
         refused(HttpMethod.PUT, path, "c", with(ok, "tenant", "globex"), 404, "NOT_FOUND");
         refused(HttpMethod.PUT, path, "c-acme", with(ok, "tenant", "globex"), 403, "FORBIDDEN");
         refused(HttpMethod.PUT, path, "c", "{", 400, "INVALID_BODY");

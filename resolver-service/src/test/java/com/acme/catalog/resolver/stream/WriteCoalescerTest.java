@@ -133,6 +133,27 @@ class WriteCoalescerTest {
     }
 
     @Test
+    void aRefusalOfTheStreamFailsTheWholeGroupWithoutRetries() throws Exception {
+        FakePhysical physical = new FakePhysical(id -> false);
+        WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
+        CompletableFuture<WriteResult> first = submit(c, "a0");
+        physical.awaitHeld();
+        physical.failNextRefused = true;
+        List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            rest.add(submit(c, "a" + i));
+        }
+        awaitQueued(c, 4);
+        physical.release();
+        first.get(10, TimeUnit.SECONDS);
+        for (CompletableFuture<WriteResult> f : rest) {
+            assertThatThrownBy(f::join).cause().isInstanceOfSatisfying(ApiException.class,
+                    e -> assertThat(e.code()).isEqualTo(ProblemCode.STREAM_FENCED));
+        }
+        assertThat(physical.attemptSizes).containsExactly(1, 4);
+    }
+
+    @Test
     void aFailedCommitIsNotRetriedAndEveryCallerOfItGetsTheError() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
         WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
@@ -381,6 +402,7 @@ class WriteCoalescerTest {
         final Predicate<String> failing;
         volatile boolean failNextUnattributed;
         volatile boolean failNextCommit;
+        volatile boolean failNextRefused;
         long position;
         boolean first = true;
         /** How long each physical write takes after any hold (a real commit is not instant). */
@@ -418,6 +440,10 @@ class WriteCoalescerTest {
                 if (!hold && failNextUnattributed) {
                     failNextUnattributed = false;
                     throw new IllegalStateException("statement failed");
+                }
+                if (!hold && failNextRefused) {
+                    failNextRefused = false;
+                    throw new ApiException(ProblemCode.STREAM_FENCED, "epoch fenced");
                 }
                 if (!hold && failNextCommit) {
                     failNextCommit = false;

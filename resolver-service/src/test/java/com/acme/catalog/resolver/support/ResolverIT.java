@@ -16,7 +16,7 @@ import tools.jackson.databind.ObjectMapper;
  * Base of resolver integration tests: the whole service on a random port over its own fresh database, with
  * the outbox relay off unless a test enables it, and one token per role ({@code op}, {@code w}, {@code w-acme} limited to tenant acme, {@code r}, {@code c}).
  */
-@FreshDatabase
+@FreshDatabase(extra = "control.datasource")
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;w=writer;w-acme=writer@acme;r=relay;c=consumer;c-acme=consumer@acme",
         // the relay would publish events on its own; tests that need it turn it on

@@ -1,0 +1,102 @@
+package com.acme.catalog.resolver.epoch;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.epoch.EpochRepository.Current;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * The epochs this instance holds: each stream's current epoch and high-water mark as last read from the control
+ * store, re-read for every held stream every {@code control.refresh-interval} in one statement, and trusted for
+ * {@code control.grace} after the last successful read. A stream read for the first time is read synchronously;
+ * one the store has no epoch for gets its first one issued ({@code "initial"}, by {@code "resolver"}).
+ *
+ * <p>When the store cannot be reached, {@link #current} keeps answering from what it holds until the grace runs
+ * out, then fails closed with 503 {@code CONTROL_STORE_UNAVAILABLE}, without trying the store again until the
+ * next refresh is due (so writes do not each wait for a connect timeout).
+ */
+@Component
+class EpochCache {
+
+    /** Issuer recorded for an epoch the resolver issued by itself (a stream's first). */
+    static final String RESOLVER_ISSUER = "resolver";
+    static final String INITIAL_REASON = "initial";
+
+    private final EpochRepository epochs;
+    private final ControlStore store;
+    private final long graceNanos;
+    private final long retryNanos;
+    private final Map<StreamId, Held> held = new ConcurrentHashMap<>();
+
+    EpochCache(EpochRepository epochs, ControlStore store, ControlStoreProperties properties) {
+        this.epochs = epochs;
+        this.store = store;
+        this.graceNanos = properties.grace().toNanos();
+        this.retryNanos = properties.refreshInterval().toNanos();
+    }
+
+    /**
+     * The stream's current epoch as this instance holds it.
+     *
+     * @param firstEpoch the epoch to issue as the stream's first when the store has none (the epoch of its open
+     *                   cursor in the resolver database, or 1 for a new stream)
+     * @throws ApiException 503 {@code CONTROL_STORE_UNAVAILABLE} when nothing read within the grace is held and the
+     *                      store cannot be read now
+     */
+    Held current(StreamId s, long firstEpoch) {
+        Held h = held.get(s);
+        long now = System.nanoTime();
+        if (h != null && now - h.readAtNanos() < graceNanos) {
+            return h;
+        }
+        if (store.failedWithin(retryNanos)) {
+            throw new ApiException(ProblemCode.CONTROL_STORE_UNAVAILABLE, "the control store did not answer and "
+                    + "the epoch of " + s + " was last read more than control.grace ago: writes and the relay fail "
+                    + "closed until it answers");
+        }
+        Current c = epochs.current(s)
+                .orElseGet(() -> epochs.issueFirst(s, firstEpoch, INITIAL_REASON, RESOLVER_ISSUER));
+        return hold(s, c.epoch(), c.highWaterMark());
+    }
+
+    /** Re-reads every held stream (or pings the store when none is held); a failure only leaves them to age. */
+    void refresh() {
+        try {
+            List<StreamId> streams = List.copyOf(held.keySet());
+            if (streams.isEmpty()) {
+                epochs.ping();
+                return;
+            }
+            long now = System.nanoTime();
+            for (Current c : epochs.currentOf(streams).values()) {
+                // epochs only grow: a read that raced with a rotation of this instance must not undo it
+                held.merge(c.stream(), new Held(c.epoch(), c.highWaterMark(), now),
+                        (old, read) -> read.epoch() >= old.epoch() ? read : old);
+            }
+        } catch (ApiException unavailable) {
+            // recorded by the store; the held epochs age until the grace runs out
+        }
+    }
+
+    /** Holds what this instance just issued or learnt (a rotation), as read now. */
+    Held hold(StreamId s, long epoch, long highWaterMark) {
+        Held h = new Held(epoch, highWaterMark, System.nanoTime());
+        held.put(s, h);
+        return h;
+    }
+
+    /** Forgets the stream, so the next use reads the store (the database showed a newer epoch). */
+    void forget(StreamId s) {
+        held.remove(s);
+    }
+
+    /** A stream's epoch and high-water mark as read at {@code readAtNanos} ({@link System#nanoTime()}). */
+    record Held(long epoch, long highWaterMark, long readAtNanos) {
+    }
+}

@@ -1,0 +1,189 @@
+package com.acme.catalog.resolver.epoch;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.epoch.EpochIssue;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.RecoverableDataAccessException;
+import org.springframework.dao.TransientDataAccessException;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The control store's statements: epochs (append-only history, the highest is current) and high-water marks (only
+ * ever raised). Every method answers a store it cannot reach (or that times out) with 503
+ * {@code CONTROL_STORE_UNAVAILABLE} ({@link ControlStore#unavailable}).
+ */
+@Repository
+class EpochRepository {
+
+    private static final String CURRENT_COLUMNS = """
+            e.tenant, e.catalog, e.epoch, e.issued_at, coalesce(h.position, 0) AS high_water_mark
+            """;
+    /** A stream's current epoch and the high-water mark recorded in it. */
+    private static final String SQL_CURRENT = "SELECT " + CURRENT_COLUMNS + """
+              FROM stream_epoch e
+              LEFT JOIN stream_high_water_mark h
+                     ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
+             WHERE e.tenant = ? AND e.catalog = ?
+             ORDER BY e.epoch DESC
+             LIMIT 1
+            """;
+    /** The current epoch and its high-water mark of each named stream, in one statement. */
+    private static final String SQL_CURRENT_OF = "SELECT DISTINCT ON (e.tenant, e.catalog) " + CURRENT_COLUMNS + """
+              FROM unnest(?::text[], ?::text[]) AS q(tenant, catalog)
+              JOIN stream_epoch e ON e.tenant = q.tenant AND e.catalog = q.catalog
+              LEFT JOIN stream_high_water_mark h
+                     ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
+             ORDER BY e.tenant, e.catalog, e.epoch DESC
+            """;
+    /** Every stream's current epoch and high-water mark (the rollback check). */
+    private static final String SQL_CURRENT_ALL = "SELECT DISTINCT ON (e.tenant, e.catalog) " + CURRENT_COLUMNS + """
+              FROM stream_epoch e
+              LEFT JOIN stream_high_water_mark h
+                     ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
+             ORDER BY e.tenant, e.catalog, e.epoch DESC
+            """;
+    private static final String SQL_HISTORY = """
+            SELECT epoch, issued_at, reason, issuer FROM stream_epoch
+             WHERE tenant = ? AND catalog = ? ORDER BY epoch
+            """;
+    /** The first epoch of a stream the store knows nothing about; does nothing when any epoch exists. */
+    private static final String SQL_ISSUE_FIRST = """
+            INSERT INTO stream_epoch (tenant, catalog, epoch, reason, issuer)
+            SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM stream_epoch WHERE tenant = ? AND catalog = ?)
+            ON CONFLICT DO NOTHING
+            """;
+    private static final String SQL_ISSUE = """
+            INSERT INTO stream_epoch (tenant, catalog, epoch, reason, issuer) VALUES (?, ?, ?, ?, ?)
+            RETURNING issued_at
+            """;
+    /** Raises each named mark to its position; never lowers one. */
+    private static final String SQL_RECORD_MARKS = """
+            INSERT INTO stream_high_water_mark AS h (tenant, catalog, epoch, position)
+            SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[])
+            ON CONFLICT (tenant, catalog, epoch) DO UPDATE
+               SET position = excluded.position, recorded_at = clock_timestamp()
+             WHERE h.position < excluded.position
+            """;
+    private static final String SQL_PING = "SELECT 1";
+
+    private final ControlStore store;
+
+    EpochRepository(ControlStore store) {
+        this.store = store;
+    }
+
+    /** @return the stream's current epoch; empty when the store has none for it */
+    Optional<Current> current(StreamId s) {
+        return reach(() -> store.jdbc().sql(SQL_CURRENT).params(s.tenant(), s.catalog())
+                .query(EpochRepository::current).optional());
+    }
+
+    /** @return the current epoch of each of {@code streams} the store knows */
+    Map<StreamId, Current> currentOf(Collection<StreamId> streams) {
+        String[] tenants = streams.stream().map(StreamId::tenant).toArray(String[]::new);
+        String[] catalogs = streams.stream().map(StreamId::catalog).toArray(String[]::new);
+        return reach(() -> byStream(store.jdbc().sql(SQL_CURRENT_OF).params(tenants, catalogs)
+                .query(EpochRepository::current).list()));
+    }
+
+    /** @return every stream's current epoch */
+    Map<StreamId, Current> currentAll() {
+        return reach(() -> byStream(store.jdbc().sql(SQL_CURRENT_ALL).query(EpochRepository::current).list()));
+    }
+
+    /** @return every epoch issued for the stream, oldest first */
+    List<EpochIssue> history(StreamId s) {
+        return reach(() -> store.jdbc().sql(SQL_HISTORY).params(s.tenant(), s.catalog())
+                .query((rs, n) -> new EpochIssue(rs.getLong(1), rs.getTimestamp(2).toInstant(), rs.getString(3),
+                        rs.getString(4))).list());
+    }
+
+    /** Issues {@code epoch} as the stream's first, unless it has one; either way answers what is current. */
+    Current issueFirst(StreamId s, long epoch, String reason, String issuer) {
+        reach(() -> store.jdbc().sql(SQL_ISSUE_FIRST).params(s.tenant(), s.catalog(), epoch, reason, issuer,
+                s.tenant(), s.catalog()).update());
+        return current(s).orElseThrow(() -> new IllegalStateException("no epoch of " + s + " after issuing one"));
+    }
+
+    /**
+     * Issues {@code epoch} for the stream; the store refuses an epoch that is not above every one issued before.
+     *
+     * @return false when it was refused (another rotation issued it or a later one first)
+     */
+    boolean issue(StreamId s, long epoch, String reason, String issuer) {
+        try {
+            reach(() -> store.jdbc().sql(SQL_ISSUE).params(s.tenant(), s.catalog(), epoch, reason, issuer).query()
+                    .singleRow());
+            return true;
+        } catch (DuplicateKeyException taken) {
+            store.reached();
+            return false;
+        }
+    }
+
+    /** Raises the high-water marks of (stream, epoch) pairs to the given positions, in one statement. */
+    void recordMarks(List<Mark> marks) {
+        int n = marks.size();
+        String[] tenants = new String[n];
+        String[] catalogs = new String[n];
+        long[] epochs = new long[n];
+        long[] positions = new long[n];
+        for (int i = 0; i < n; i++) {
+            Mark m = marks.get(i);
+            tenants[i] = m.stream().tenant();
+            catalogs[i] = m.stream().catalog();
+            epochs[i] = m.epoch();
+            positions[i] = m.position();
+        }
+        reach(() -> store.jdbc().sql(SQL_RECORD_MARKS).params(tenants, catalogs, epochs, positions).update());
+    }
+
+    /** One round trip to the store; throws when it cannot be reached. */
+    void ping() {
+        reach(() -> store.jdbc().sql(SQL_PING).query(Integer.class).single());
+    }
+
+    /** Runs one use of the store, answering an unreachable or timed-out store with 503. */
+    private <T> T reach(java.util.function.Supplier<T> use) {
+        try {
+            T answer = use.get();
+            store.reached();
+            return answer;
+        } catch (DataAccessResourceFailureException | TransientDataAccessException
+                | RecoverableDataAccessException e) {
+            store.failed(e);
+            throw store.unavailable(e);
+        }
+    }
+
+    private static Map<StreamId, Current> byStream(List<Current> rows) {
+        Map<StreamId, Current> out = new HashMap<>();
+        for (Current c : rows) {
+            out.put(c.stream(), c);
+        }
+        return out;
+    }
+
+    private static Current current(ResultSet rs, int n) throws SQLException {
+        return new Current(new StreamId(rs.getString("tenant"), rs.getString("catalog")), rs.getLong("epoch"),
+                rs.getTimestamp("issued_at").toInstant(), rs.getLong("high_water_mark"));
+    }
+
+    /** A stream's current epoch, when it was issued, and the high-water mark recorded in it. */
+    record Current(StreamId stream, long epoch, java.time.Instant issuedAt, long highWaterMark) {
+    }
+
+    /** A committed position of a (stream, epoch), to be recorded. */
+    record Mark(StreamId stream, long epoch, long position) {
+    }
+}

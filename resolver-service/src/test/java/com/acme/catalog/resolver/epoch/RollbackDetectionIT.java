@@ -1,0 +1,175 @@
+package com.acme.catalog.resolver.epoch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.core.env.Environment;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * Rollback detection: a database put back to an earlier point (simulated here by deleting the outbox tail and moving
+ * the cursor back in SQL) refuses writes and the relay with 503 HISTORY_ROLLED_BACK until an operator rotates. Caught
+ * by the cursor being behind the control store's high-water mark (on the next write, by the check at start and the
+ * periodic one), by a consumer reporting progress ahead of the cursor (the restore landed after the last recorded
+ * mark), and by a database in an older epoch than the store's. Recording and the periodic check are driven by the
+ * test here (their intervals are an hour).
+ */
+@TestPropertySource(properties = {"control.high-water-mark-interval=PT1H", "control.rollback-check-interval=PT1H",
+        "relay.enabled=true", "relay.poll-interval=PT0.2S"})
+class RollbackDetectionIT extends EpochIT {
+
+    @Autowired
+    HighWaterMarks marks;
+    @Autowired
+    RollbackDetector detector;
+    @Autowired
+    EpochCache cache;
+    @Autowired
+    Environment env;
+
+    @AfterEach
+    void off() {
+        maintenance(false);
+    }
+
+    @Test
+    void aCursorBehindTheHighWaterMarkRefusesWritesAndTheRelayUntilTheEpochIsRotated() throws Exception {
+        writeItems("acme", "behind", 20);
+        Response beforeRestore = putItem("acme", "behind", "before-restore");
+        assertThat(beforeRestore.number("position")).isEqualTo(21);
+        marks.flush();
+        assertThat(highWaterMark("acme", "behind", 1)).isEqualTo(21);
+        cache.refresh();
+        restoreTo("behind", 10);
+
+        // a resolver starting on this database marks it at start (another instance here: this one has no check due
+        // for an hour and nothing asked it for one yet)
+        try (SecondInstance restarted = new SecondInstance(env)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> rolledBackReason("behind") != null);
+        }
+        assertThat(rolledBackReason("behind")).contains("behind the control store's high-water mark 21");
+
+        Response write = putItem("acme", "behind", "after-restore");
+        assertThat(write.status()).as(write.raw()).isEqualTo(503);
+        assertThat(write.code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(cursor("behind")).isEqualTo(10);
+        detector.check();
+        assertThat(metric("resolver_history_rolled_back{application=\"resolver\",catalog=\"behind\""))
+                .isEqualTo(1.0);
+
+        // a consumer registered now is relayed nothing of the rolled back history
+        AtomicInteger deliveries = new AtomicInteger();
+        HttpServer consumer = countingConsumer(deliveries);
+        try {
+            assertThat(post("/v1/retention/consumers", "op", Map.of("consumerId", "late", "tenant", "acme",
+                    "catalog", "behind", "epoch", 1, "deliveryUrl", "http://127.0.0.1:"
+                            + consumer.getAddress().getPort() + "/inbox")).status()).isEqualTo(201);
+            Thread.sleep(1500);
+            assertThat(deliveries.get()).as("deliveries of a rolled back stream").isZero();
+
+            maintenance(true);
+            assertThat(rotate("acme", "behind", "restored from backup").number("epoch")).isEqualTo(2);
+            maintenance(false);
+            assertThat(metric("resolver_history_rolled_back{application=\"resolver\",catalog=\"behind\""))
+                    .isZero();
+            Response fresh = putItem("acme", "behind", "after-rotation");
+            assertThat(fresh.number("epoch")).isEqualTo(2);
+            assertThat(fresh.number("position")).isEqualTo(1);
+        } finally {
+            consumer.stop(0);
+        }
+    }
+
+    /** Without a recorded mark the cursor check cannot see the restore; the consumer's progress does. */
+    @Test
+    void aConsumerAheadOfTheCursorMarksTheStreamRolledBack() {
+        writeItems("acme", "ahead", 10);
+        assertThat(highWaterMark("acme", "ahead", 1)).as("no mark recorded yet").isEqualTo(-1);
+        assertThat(post("/v1/retention/consumers", "c", Map.of("consumerId", "p", "tenant", "acme", "catalog",
+                "ahead", "epoch", 1)).status()).isEqualTo(201);
+        assertThat(progress("ahead", 10).status()).isEqualTo(200);
+        restoreTo("ahead", 7);
+        detector.check();
+        assertThat(rolledBackReason("ahead")).as("the check cannot see it: no mark was recorded").isNull();
+
+        Response ahead = progress("ahead", 10);
+        assertThat(ahead.status()).isEqualTo(503);
+        assertThat(ahead.code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(rolledBackReason("ahead")).contains("consumer p reported progress 10");
+        assertThat(putItem("acme", "ahead", "x").code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(cursor("ahead")).isEqualTo(7);
+        assertThat(metric("resolver_history_rolled_back{application=\"resolver\",catalog=\"ahead\""))
+                .isEqualTo(1.0);
+        // progress at or below the cursor is still recorded (it only ever holds more retention)
+        assertThat(progress("ahead", 5).status()).isEqualTo(200);
+    }
+
+    @Test
+    void aDatabaseFromBeforeTheControlStoresCurrentEpochIsRolledBack() {
+        writeItems("acme", "older", 3);
+        // the store issued epoch 2 after the backup this database was restored from was taken
+        control().sql("INSERT INTO stream_epoch (tenant, catalog, epoch, reason, issuer) "
+                + "VALUES ('acme', 'older', 2, 'an earlier restore', 'token-1')").update();
+        cache.refresh();
+        Response write = putItem("acme", "older", "x");
+        assertThat(write.code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(write.body().path("detail").stringValue()).contains("issued epoch 2");
+        detector.check();
+        assertThat(rolledBackReason("older")).contains("in epoch 1, the control store issued epoch 2");
+
+        maintenance(true);
+        assertThat(rotate("acme", "older", "restored again").number("epoch")).isEqualTo(3);
+        maintenance(false);
+        assertThat(putItem("acme", "older", "x").number("epoch")).isEqualTo(3);
+    }
+
+    /** What a restore of an earlier backup leaves: the outbox tail gone and the cursor back at {@code position}. */
+    private void restoreTo(String catalog, long position) {
+        jdbc.sql("DELETE FROM outbox WHERE tenant = 'acme' AND catalog = ? AND epoch = 1 AND position > ?")
+                .params(catalog, position).update();
+        jdbc.sql("""
+                UPDATE stream_cursor c SET position = ?, chain_digest = o.chain_digest
+                  FROM outbox o
+                 WHERE c.tenant = 'acme' AND c.catalog = ? AND c.epoch = 1
+                   AND o.tenant = c.tenant AND o.catalog = c.catalog AND o.epoch = 1 AND o.position = ?
+                """).params(position, catalog, position).update();
+    }
+
+    private long cursor(String catalog) {
+        return jdbc.sql("SELECT position FROM stream_cursor WHERE catalog = ? AND fenced_at IS NULL")
+                .params(catalog).query(Long.class).single();
+    }
+
+    private String rolledBackReason(String catalog) {
+        return jdbc.sql("SELECT rolled_back_reason FROM stream_cursor WHERE catalog = ? AND fenced_at IS NULL")
+                .params(catalog).query(String.class).optional().orElse(null);
+    }
+
+    private Response progress(String catalog, long position) {
+        return put("/v1/retention/consumers/p/progress", "c", Map.of("tenant", "acme", "catalog", catalog,
+                "epoch", 1, "position", position));
+    }
+
+    private static HttpServer countingConsumer(AtomicInteger deliveries) throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/inbox", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            deliveries.incrementAndGet();
+            byte[] ok = "{\"results\":[]}".getBytes();
+            exchange.sendResponseHeaders(200, ok.length);
+            exchange.getResponseBody().write(ok);
+            exchange.close();
+        });
+        server.start();
+        return server;
+    }
+}

@@ -1,0 +1,36 @@
+package com.acme.catalog.contracts.maintenance;
+
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Caller;
+import com.acme.catalog.contracts.web.Role;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code GET|POST /v1/admin/maintenance} (role operator), the same on both services. */
+@RestController
+@RequestMapping("/v1/admin/maintenance")
+class MaintenanceController {
+
+    private final MaintenanceSwitch maintenance;
+
+    MaintenanceController(MaintenanceSwitch maintenance) {
+        this.maintenance = maintenance;
+    }
+
+    @GetMapping
+    MaintenanceStatus status() {
+        Access.require(Role.OPERATOR);
+        return maintenance.status();
+    }
+
+    /** Answers once the switch is committed, so every write that passed the check before has ended. */
+    @PostMapping
+    MaintenanceStatus set(@RequestBody MaintenanceRequest request) {
+        Caller caller = Access.require(Role.OPERATOR);
+        return maintenance.set(request.enabled(), caller.name());
+    }
+}
