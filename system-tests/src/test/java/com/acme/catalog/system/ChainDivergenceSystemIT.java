@@ -86,12 +86,16 @@ class ChainDivergenceSystemIT {
             assertThat(sys.call("GET", planted, null, null).status()).as("the forgery is gone").isEqualTo(404);
             sys.assertConverged(T, C);
 
-            // the resolver's own history goes on where the forgery had been
-            sys.ok("PUT", s + "/items/after", "w", "{\"attributes\":{\"name\":\"After\"}}");
-            sys.ok("PUT", s + "/releases/spring", "w",
-                    "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"after\",\"revision\":1}]}");
+            // the product reported progress at the forged positions, ahead of the resolver's cursor in the same
+            // epoch: to the resolver that is a restored (rolled back) history, and it fails closed until an operator
+            // rotates the epoch (docs/epochs.md, "A consumer ahead"); the forgery never becomes the resolver's history
+            TwoServices.Response after = sys.call("PUT", s + "/items/after", "w",
+                    "{\"attributes\":{\"name\":\"After\"}}");
+            assertThat(after.status()).as(after.body()).isEqualTo(503);
+            assertThat(after.json().path("code").stringValue()).isEqualTo("HISTORY_ROLLED_BACK");
+            assertThat(sys.ok("GET", s + "/cursor", "op", null).path("position").longValue()).isEqualTo(head);
             JsonNode view = sys.assertConverged(T, C);
-            assertThat(view.path("tables").path("publicItems").path("rows").longValue()).isEqualTo(2);
+            assertThat(view.path("tables").path("publicItems").path("rows").longValue()).isEqualTo(1);
 
             // the export position redelivered with another digest: refused, not a duplicate
             long start = TwoServices.scalar(sys.productDb, "SELECT g.start_position FROM product.generation g "
