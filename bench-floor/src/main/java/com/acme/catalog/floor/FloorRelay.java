@@ -18,7 +18,7 @@ import com.acme.catalog.floor.FloorApplication.FloorProperties;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
@@ -30,7 +30,8 @@ import org.springframework.stereotype.Component;
  * the floor accepts that, the services' cursor lock exists to prevent it.)
  */
 @Component
-@ConditionalOnProperty(name = "floor.role", havingValue = "a")
+// FLOOR_RELAY_ENABLED=false: app a alone, for write-only comparisons (bench scenario stream-writers)
+@ConditionalOnExpression("'${floor.role}' == 'a' and ${floor.relay-enabled:true}")
 class FloorRelay implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(FloorRelay.class);

@@ -519,7 +519,7 @@ final class PropagationScenario implements Scenario {
      * shares the 2 cores with the services; per request this costs it about half the CPU of {@link HttpClient}'s
      * asynchronous machinery (docs/benchmarks.md), which is left to the services.
      */
-    private static String sendKeepAlive(String method, String url, String body) throws Exception {
+    static String sendKeepAlive(String method, String url, String body) throws Exception {
         HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
         c.setRequestMethod(method);
         c.setDoOutput(true);
