@@ -20,6 +20,7 @@ public final class Bench {
         register(new ExportScenario());
         register(new BootstrapScenario());
         register(new PropagationScenario());
+        register(new StreamWritersScenario());
         register(new RebuildScenario());
         register(new IntakeScenario());
     }

@@ -81,4 +81,14 @@ final class ProcessCpu {
         }
         return total;
     }
+
+    /** The 1, 5 and 15 minute load averages ("unknown" where /proc is absent): print it with every run. */
+    static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
 }

@@ -36,11 +36,12 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * Propagation latency: resolver commit (the write's HTTP answer) to "applied in the product" (the product's
- * serving generation's contiguous position covers the write), at a paced event rate, through the real relay
- * (LISTEN/NOTIFY wake, HTTP push, one product transaction per batch), after an unmeasured warm-up at the same
- * rate. Baseline in the same run: a bare PostgreSQL NOTIFY from one connection to a LISTENing one, the floor of
- * any wake-on-commit pipeline. The services' own timers (relay delivery, product apply, resolver write) are
+ * Propagation latency and CPU per event: resolver commit (the write's HTTP answer) to "applied in the product" (the
+ * product's serving generation's contiguous position covers the write), at a paced event rate, through the real
+ * relay (LISTEN/NOTIFY wake, HTTP push, one product transaction per batch), after an unmeasured warm-up at the same
+ * rate. Baseline in the same run, back to back with the same load generator, pacing, warm-up and observer: the
+ * floor ({@link Pipeline.Floor}, issue 22), the same two hops with nothing else; the figures are reported per
+ * pipeline and as ratios services / floor. Also a bare NOTIFY from one connection to a LISTENing one. The services' own timers (relay delivery, product apply, resolver write) are
  * scraped before and after the measured phase and reported as means over it.
  */
 final class PropagationScenario implements Scenario {
@@ -56,8 +57,10 @@ final class PropagationScenario implements Scenario {
 
     @Override
     public String description() {
-        return "commit -> applied in the product at a paced rate [--rate=1000 (events/s) --seconds=20 --streams=4 "
-                + "--batch=5 (changes per write) --writers=32 --warmup=5 --client=urlconnection|jdk]";
+        return "commit -> applied, the services against the floor (bench-floor) in one run, same paced load"
+                + " [--rate=1000 (events/s) --seconds=20 --streams=4 --batch=5 (changes per write; 1 = PUT item)"
+                + " --writers=32 --warmup=5 --idle=10 (s of idle CPU after the traffic) --pipelines=floor,services"
+                + " --client=urlconnection|jdk]";
     }
 
     @Override
@@ -68,84 +71,117 @@ final class PropagationScenario implements Scenario {
         int batch = o.integer("batch", 5);
         int writers = o.integer("writers", 32);
         int warmup = o.integer("warmup", 5);
+        int idle = o.integer("idle", 10);
+        List<String> pipelines = List.of(o.string("pipelines", "floor,services").split(","));
         String client = o.string("client", "urlconnection");
         if (!client.equals("urlconnection") && !client.equals("jdk")) {
             throw new IllegalArgumentException("--client is urlconnection or jdk, got " + client);
         }
         // keep an idle connection per writer thread (the JDK keeps 5 by default and would reconnect the rest)
-        System.setProperty("http.maxConnections", Integer.toString(Math.max(5, o.integer("writers", 32))));
+        System.setProperty("http.maxConnections", Integer.toString(Math.max(5, writers)));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("targetEventsPerSecond", rate);
         out.put("streams", streams);
         out.put("changesPerTransaction", batch);
         out.put("writerThreads", writers);
         out.put("warmupSeconds", warmup);
+        out.put("measuredSeconds", seconds);
         out.put("writeClient", client);
-        out.put("loadAverageAtStart", loadAverage());
-        try (TestDatabase rdb = TestDatabase.create("bench_prop_resolver");
-             TestDatabase cdb = TestDatabase.create("bench_prop_control");
-             TestDatabase pdb = TestDatabase.create("bench_prop_product")) {
-            out.put("notifyBaseline", notifyBaseline(rdb));
-            String tokens = "op=operator;w=writer;r=relay;c=consumer";
-            try (ServiceProcess resolver = ServiceProcess.start("resolver-service", 18091, ControlDatabase.env(cdb,
-                    Map.of("SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
-                            "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens)));
-                 ServiceProcess product = ServiceProcess.start("product-service", 18092, Map.of(
-                         "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),
-                         "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c",
-                         "PRODUCT_DELIVERY_URL", "http://localhost:18092/v1/inbox/events",
-                         "SECURITY_TOKENS", tokens))) {
-                // HTTP/1.1: the default would offer an h2c upgrade on every new connection
-                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                for (int s = 0; s < streams; s++) {
-                    send(http, "PUT", resolver.baseUrl() + "/v1/streams/bench/prop-" + s + "/items/warm", "w",
-                            "{\"attributes\":{}}");
-                    send(http, "POST", resolver.baseUrl() + "/v1/retention/consumers", "c",
-                            "{\"consumerId\":\"product-1\",\"tenant\":\"bench\",\"catalog\":\"prop-" + s
-                                    + "\",\"epoch\":1,\"deliveryUrl\":\"" + product.baseUrl() + "/v1/inbox/events\"}");
-                }
-                Writer writer = client.equals("jdk") ? (url, body) -> send(http, "POST", url, "w", body)
-                        : PropagationScenario::postKeepAlive;
-                Run run = new Run(writer, resolver, pdb, streams, batch, writers);
-                try {
-                    WriteScenario.progress("propagation: %d events/s on %d streams, %d s warm-up then %d s measured"
-                            + " in one paced run", rate, streams, warmup, seconds);
-                    // taken on another thread while the warm-up's traffic goes on, so the measured phase starts
-                    // in the steady state instead of from a drained, idle pipeline
-                    AtomicReference<Map<String, double[]>> before = new AtomicReference<>();
-                    AtomicReference<Map<String, Long>> cpuBefore = new AtomicReference<>();
-                    Map<String, Object> phase = run.phase(rate, warmup, seconds, () -> {
-                        WriteScenario.progress("propagation: measuring for %d s", seconds);
-                        cpuBefore.set(cpu(resolver, product, rdb, pdb));
-                        before.set(timers(http, resolver, product));
-                    });
-                    Map<String, Long> cpuAfter = cpu(resolver, product, rdb, pdb);
-                    out.putAll(phase);
-                    out.put("stages", stages(before.get(), timers(http, resolver, product)));
-                    out.put("cpuMsPerEvent", cpuPerEvent(cpuBefore.get(), cpuAfter, ((Number) ((Map<?, ?>) phase
-                            .get("propagation")).get("operations")).longValue() * batch));
-                } finally {
-                    run.close();
-                }
-                double p99 = ((Number) ((Map<?, ?>) out.get("propagation")).get("p99Ms")).doubleValue();
-                double floor = ((Number) ((Map<?, ?>) out.get("notifyBaseline")).get("p99Ms")).doubleValue();
-                out.put("ratioP99ToNotifyP99", Latencies.round(p99 / Math.max(floor, 0.01)));
+        out.put("loadAverageAtStart", ProcessCpu.loadAverage());
+        try (TestDatabase ndb = TestDatabase.create("bench_prop_notify")) {
+            out.put("notifyBaseline", notifyBaseline(ndb));
+        }
+        // HTTP/1.1: the default would offer an h2c upgrade on every new connection
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        Writer writer = client.equals("jdk") ? (method, url, body) -> Pipeline.send(http, method, url, "w", body)
+                : PropagationScenario::sendKeepAlive;
+        Map<String, Object> results = new LinkedHashMap<>();
+        for (String name : pipelines) {
+            try (Pipeline p = Pipeline.start(name, streams, http)) {
+                WriteScenario.progress("propagation [%s]: %d events/s on %d streams, %d s warm-up then %d s measured"
+                        + ", then %d s idle", name, rate, streams, warmup, seconds, idle);
+                results.put(name, measure(p, writer, http, rate, seconds, streams, batch, writers, warmup, idle));
             }
         }
-        out.put("loadAverageAtEnd", loadAverage());
+        out.put("pipelines", results);
+        if (results.containsKey("services") && results.containsKey("floor")) {
+            out.put("ratiosServicesToFloor", ratios(cast(results.get("services")), cast(results.get("floor"))));
+        }
+        out.put("loadAverageAtEnd", ProcessCpu.loadAverage());
         return out;
     }
 
-    /** Sends one write (POST with the writer token) and answers the response body; throws unless 2xx. */
+    /** One pipeline's paced run, its CPU per event by component, its stage timers, then its idle CPU. */
+    private static Map<String, Object> measure(Pipeline p, Writer writer, HttpClient http, int rate, int seconds,
+            int streams, int batch, int writers, int warmup, int idle) throws Exception {
+        Map<String, Object> out = new LinkedHashMap<>();
+        Run run = new Run(writer, p, streams, batch, writers);
+        try {
+            // taken on another thread while the warm-up's traffic goes on, so the measured phase starts in the
+            // steady state instead of from a drained, idle pipeline
+            AtomicReference<Map<String, double[]>> before = new AtomicReference<>();
+            AtomicReference<Map<String, Long>> cpuBefore = new AtomicReference<>();
+            Map<String, Object> phase = run.phase(rate, warmup, seconds, () -> {
+                WriteScenario.progress("propagation [%s]: measuring for %d s", p.name, seconds);
+                cpuBefore.set(cpu(p));
+                before.set(timers(http, p.scraped()));
+            });
+            Map<String, Long> cpuAfter = cpu(p);
+            out.putAll(phase);
+            if (!p.scraped().isEmpty()) {
+                out.put("stages", stages(before.get(), timers(http, p.scraped())));
+            }
+            long events = ((Number) ((Map<?, ?>) phase.get("propagation")).get("operations")).longValue() * batch;
+            out.put("cpuMsPerEvent", cpuPerEvent(cpuBefore.get(), cpuAfter, events));
+        } finally {
+            run.close();
+        }
+        if (idle > 0) {
+            Map<String, Long> idleBefore = cpu(p);
+            Thread.sleep(idle * 1000L);
+            Map<String, Long> idleAfter = cpu(p);
+            Map<String, Object> perSecond = new LinkedHashMap<>();
+            idleAfter.forEach((k, v) -> {
+                if (!k.startsWith("machine")) {
+                    perSecond.put(k, Latencies.round((v - idleBefore.get(k)) / (double) idle));
+                }
+            });
+            out.put("idleCpuMsPerSecond", perSecond);
+        }
+        return out;
+    }
+
+    /** services / floor: whole-pipeline CPU per event, the machine's CPU per event, and commit -> applied p99. */
+    private static Map<String, Object> ratios(Map<String, Object> services, Map<String, Object> floor) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        Map<String, Object> sc = cast(services.get("cpuMsPerEvent"));
+        Map<String, Object> fc = cast(floor.get("cpuMsPerEvent"));
+        r.put("cpuPerEventPipeline", ratio(sc.get("pipeline"), fc.get("pipeline")));
+        r.put("cpuPerEventMachine", ratio(sc.get("machine"), fc.get("machine")));
+        r.put("p99", ratio(cast(services.get("propagation")).get("p99Ms"), cast(floor.get("propagation")).get("p99Ms")));
+        r.put("p50", ratio(cast(services.get("propagation")).get("p50Ms"), cast(floor.get("propagation")).get("p50Ms")));
+        return r;
+    }
+
+    private static double ratio(Object a, Object b) {
+        return Latencies.round(((Number) a).doubleValue() / Math.max(((Number) b).doubleValue(), 0.001));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> cast(Object map) {
+        return (Map<String, Object>) map;
+    }
+
+    /** Sends one write (with the writer token) and answers the response body; throws unless 2xx. */
     @FunctionalInterface
     private interface Writer {
-        String post(String url, String body) throws Exception;
+        String send(String method, String url, String body) throws Exception;
     }
 
     /** Paced writers and one observer of the product's applied positions, over one or more phases. */
     private static final class Run implements AutoCloseable {
         private final Writer writer;
-        private final ServiceProcess resolver;
+        private final Pipeline pipeline;
         private final int streams;
         private final String body;
         private final ExecutorService writers;
@@ -156,9 +192,9 @@ final class PropagationScenario implements Scenario {
         private final Thread observer;
         private final int batch;
 
-        Run(Writer writer, ServiceProcess resolver, TestDatabase pdb, int streams, int batch, int writerThreads) {
+        Run(Writer writer, Pipeline pipeline, int streams, int batch, int writerThreads) {
             this.writer = writer;
-            this.resolver = resolver;
+            this.pipeline = pipeline;
             this.streams = streams;
             this.batch = batch;
             for (int s = 0; s < streams; s++) {
@@ -171,7 +207,8 @@ final class PropagationScenario implements Scenario {
             }
             this.body = changes.append("]}").toString();
             this.writers = Executors.newFixedThreadPool(writerThreads);
-            this.observer = new Thread(() -> observe(pdb), "propagation-observer");
+            this.observer = new Thread(() -> observe(pipeline.receiverDb, pipeline.appliedSql(streams)),
+                    "propagation-observer");
             observer.start();
         }
 
@@ -215,14 +252,17 @@ final class PropagationScenario implements Scenario {
                 }
                 PhaseLatencies lat = n < warmupWrites ? null : measured;
                 int s = (int) (n % streams);
+                long number = n;
                 writers.execute(() -> {
                     try {
                         long sent = System.nanoTime();
-                        String res = writer.post(resolver.baseUrl() + "/v1/streams/bench/prop-" + s
-                                + "/transactions", body);
+                        // one change: PUT of one of 100 items; more: one transaction of `batch` changes
+                        String res = batch == 1
+                                ? writer.send("PUT", pipeline.itemUrl(s, "sku-" + number % 100),
+                                        "{\"attributes\":{\"n\":" + number + "}}")
+                                : writer.send("POST", pipeline.transactionUrl(s), body);
                         long now = System.nanoTime();
-                        int at = res.indexOf("\"lastPosition\":");
-                        long last = Long.parseLong(res.substring(at + 15, res.indexOf(',', at)));
+                        long last = longAfter(res, batch == 1 ? "\"position\":" : "\"lastPosition\":");
                         committed.get(s).put(last, new Sent(sent, now, lat));
                         done.incrementAndGet();
                         if (lat != null) {
@@ -280,17 +320,14 @@ final class PropagationScenario implements Scenario {
          * Polls each stream's applied position every 2 ms; a write counts as applied at the first poll whose
          * position covers its last position (latency = that poll's start minus the write's HTTP answer).
          */
-        private void observe(TestDatabase pdb) {
-            try (Connection c = pdb.connect();
-                 PreparedStatement ps = c.prepareStatement("""
-                         SELECT s.catalog, g.applied_position FROM product.serving_generation s
-                           JOIN product.generation g ON g.generation_id = s.generation_id WHERE s.tenant = 'bench'
-                         """)) {
+        private void observe(TestDatabase receiverDb, String appliedSql) {
+            try (Connection c = receiverDb.connect();
+                 PreparedStatement ps = c.prepareStatement(appliedSql)) {
                 while (observing.get()) {
                     long now = System.nanoTime();
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
-                            int stream = Integer.parseInt(rs.getString(1).substring("prop-".length()));
+                            int stream = rs.getInt(1);
                             if (stream >= streams) {
                                 continue;
                             }
@@ -364,7 +401,7 @@ final class PropagationScenario implements Scenario {
     }
 
     /** Sum (s), count and max (s) of each stage timer, over all its tags, from both services. */
-    private static Map<String, double[]> timers(HttpClient http, ServiceProcess... services) throws Exception {
+    private static Map<String, double[]> timers(HttpClient http, List<ServiceProcess> services) throws Exception {
         Pattern line = Pattern.compile("^(\\w+)_(sum|count|max)(\\{[^}]*\\})? (\\S+)$");
         Map<String, double[]> acc = new TreeMap<>();
         for (ServiceProcess sp : services) {
@@ -414,17 +451,12 @@ final class PropagationScenario implements Scenario {
     }
 
     /**
-     * CPU time (ms, user + system) so far of each component: both service JVMs, and the PostgreSQL backends
-     * connected to each service's database (the observer's own backend included in the product's), where the
-     * bench runs. Read from /proc; absent elsewhere.
+     * CPU time (ms, user + system) so far of each component: the pipeline's two JVMs and the PostgreSQL backends
+     * connected to each of its databases (the observer's own backend included in the receiver's), the bench, every
+     * PostgreSQL process, and the machine. Read from /proc; absent elsewhere.
      */
-    private static Map<String, Long> cpu(ServiceProcess resolver, ServiceProcess product, TestDatabase rdb,
-            TestDatabase pdb) {
-        Map<String, Long> m = new LinkedHashMap<>();
-        m.put("resolverJvm", ProcessCpu.millis(resolver.pid()));
-        m.put("productJvm", ProcessCpu.millis(product.pid()));
-        m.put("resolverDatabase", ProcessCpu.databaseBackendsMillis(rdb));
-        m.put("productDatabase", ProcessCpu.databaseBackendsMillis(pdb));
+    private static Map<String, Long> cpu(Pipeline p) {
+        Map<String, Long> m = new LinkedHashMap<>(p.cpu());
         m.put("bench", ProcessCpu.millis(ProcessHandle.current().pid()));
         m.put("postgresAllProcesses", ProcessCpu.postgresMillis());
         long[] machine = ProcessCpu.machineMillis();
@@ -432,8 +464,6 @@ final class PropagationScenario implements Scenario {
         m.put("machineTotal", machine[1]);
         return m;
     }
-
-
 
     /**
      * Per event: each component's CPU, {@code postgresAllProcesses} (every PostgreSQL process, parallel workers
@@ -447,20 +477,17 @@ final class PropagationScenario implements Scenario {
                 out.put(k, Latencies.round(events == 0 ? 0 : (v - before.get(k)) / (double) events));
             }
         });
+        long pipeline = 0;
+        for (String k : List.of("writerJvm", "receiverJvm", "writerDatabase", "receiverDatabase")) {
+            pipeline += after.get(k) - before.get(k);
+        }
+        // the whole pipeline: both JVMs and both databases' backends (not the bench, not other PostgreSQL processes)
+        out.put("pipeline", Latencies.round(events == 0 ? 0 : pipeline / (double) events));
         long busy = after.get("machineBusy") - before.get("machineBusy");
         long total = after.get("machineTotal") - before.get("machineTotal");
         out.put("machine", Latencies.round(events == 0 ? 0 : busy / (double) events));
         out.put("machineBusyPercent", Latencies.round(total <= 0 ? 0 : 100.0 * busy / total));
         return out;
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (Exception e) {
-            return "unknown";
-        }
     }
 
     /** NOTIFY from one connection to a LISTENing other: the floor of a wake-on-commit pipeline. */
@@ -492,9 +519,9 @@ final class PropagationScenario implements Scenario {
      * shares the 2 cores with the services; per request this costs it about half the CPU of {@link HttpClient}'s
      * asynchronous machinery (docs/benchmarks.md), which is left to the services.
      */
-    private static String postKeepAlive(String url, String body) throws Exception {
+    static String sendKeepAlive(String method, String url, String body) throws Exception {
         HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
-        c.setRequestMethod("POST");
+        c.setRequestMethod(method);
         c.setDoOutput(true);
         c.setRequestProperty("Authorization", "Bearer w");
         c.setRequestProperty("Content-Type", "application/json");
@@ -507,20 +534,23 @@ final class PropagationScenario implements Scenario {
         try (InputStream in = status / 100 == 2 ? c.getInputStream() : c.getErrorStream()) {
             String text = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
             if (status / 100 != 2) {
-                throw new IllegalStateException("POST " + url + " answered " + status + ": " + text);
+                throw new IllegalStateException(method + " " + url + " answered " + status + ": " + text);
             }
             return text;
         }
     }
 
-    private static String send(HttpClient http, String method, String url, String token, String body)
-            throws Exception {
-        HttpResponse<String> res = http.send(HttpRequest.newBuilder(URI.create(url))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                .method(method, HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        if (res.statusCode() / 100 != 2) {
-            throw new IllegalStateException(method + " " + url + " answered " + res.statusCode() + ": " + res.body());
+    /** The number after {@code key} in a JSON answer (the write's position). */
+    static long longAfter(String json, String key) {
+        int at = json.indexOf(key);
+        if (at < 0) {
+            throw new IllegalStateException("no " + key + " in " + json);
         }
-        return res.body();
+        int i = at + key.length();
+        int end = i;
+        while (end < json.length() && Character.isDigit(json.charAt(end))) {
+            end++;
+        }
+        return Long.parseLong(json.substring(i, end));
     }
 }

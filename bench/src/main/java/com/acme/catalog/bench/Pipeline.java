@@ -1,0 +1,229 @@
+package com.acme.catalog.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.testsupport.ServiceProcess;
+import com.acme.catalog.testsupport.TestDatabase;
+
+/**
+ * One pipeline the propagation scenario drives: a writing process, a receiving process and their two databases.
+ * {@link Services} is ours (resolver → relay → product); {@link Floor} is the irreducible shape of the same hops
+ * ({@code bench-floor}: two HTTP hops, two commits, one NOTIFY, nothing else). Both answer the same writes with the
+ * same kind of answer, so one load generator and one observer measure both in one run.
+ */
+abstract class Pipeline implements AutoCloseable {
+
+    static final String TOKENS = "op=operator;w=writer;r=relay;c=consumer";
+
+    final String name;
+    final ServiceProcess writer;
+    final ServiceProcess receiver;
+    final TestDatabase writerDb;
+    final TestDatabase receiverDb;
+    private final List<AutoCloseable> resources;
+
+    Pipeline(String name, ServiceProcess writer, ServiceProcess receiver, TestDatabase writerDb,
+            TestDatabase receiverDb, List<AutoCloseable> resources) {
+        this.name = name;
+        this.writer = writer;
+        this.receiver = receiver;
+        this.writerDb = writerDb;
+        this.receiverDb = receiverDb;
+        this.resources = resources;
+    }
+
+    /** URL of one single-change write (PUT, body {@code {"attributes":…}}) of item {@code item} of stream {@code s}. */
+    abstract String itemUrl(int s, String item);
+
+    /** URL of one multi-change write (POST, body {@code {"changes":[…]}}) of stream {@code s}. */
+    abstract String transactionUrl(int s);
+
+    /** A query on {@link #receiverDb} answering (stream index, applied position) per stream. */
+    abstract String appliedSql(int streams);
+
+    /** Service processes whose metrics the scenario scrapes for its stage timers (none for the floor). */
+    abstract List<ServiceProcess> scraped();
+
+    /** CPU time so far (ms) of the pipeline's processes and their databases' backends, by component. */
+    Map<String, Long> cpu() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("writerJvm", ProcessCpu.millis(writer.pid()));
+        m.put("receiverJvm", ProcessCpu.millis(receiver.pid()));
+        m.put("writerDatabase", ProcessCpu.databaseBackendsMillis(writerDb));
+        m.put("receiverDatabase", ProcessCpu.databaseBackendsMillis(receiverDb));
+        return m;
+    }
+
+    @Override
+    public void close() throws Exception {
+        Exception first = null;
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    static Pipeline start(String name, int streams, HttpClient http) throws Exception {
+        return switch (name) {
+            case "services" -> Services.start(streams, http);
+            case "floor" -> Floor.start();
+            default -> throw new IllegalArgumentException("--pipelines are floor and services, got " + name);
+        };
+    }
+
+    /** Resolver (relay on) and product on fresh databases, a consumer registered per stream, one write per stream. */
+    static final class Services extends Pipeline {
+
+        private Services(ServiceProcess resolver, ServiceProcess product, TestDatabase rdb, TestDatabase pdb,
+                List<AutoCloseable> resources) {
+            super("services", resolver, product, rdb, pdb, resources);
+        }
+
+        static Services start(int streams, HttpClient http) throws Exception {
+            List<AutoCloseable> opened = new java.util.ArrayList<>();
+            try {
+                TestDatabase rdb = open(opened, TestDatabase.create("bench_prop_resolver"));
+                TestDatabase cdb = open(opened, TestDatabase.create("bench_prop_control"));
+                TestDatabase pdb = open(opened, TestDatabase.create("bench_prop_product"));
+                ServiceProcess resolver = open(opened, ServiceProcess.start("resolver-service", 18091,
+                        ControlDatabase.env(cdb, Map.of("SPRING_DATASOURCE_URL", rdb.jdbcUrl(),
+                                "SPRING_DATASOURCE_USERNAME", rdb.username(), "RELAY_TOKEN", "r",
+                                "RELAY_ALLOWED_DELIVERY_URLS", "http://localhost:18092/",
+                                "SECURITY_TOKENS", TOKENS))));
+                // the streams exist before the product starts, so its start-up bootstrap of PRODUCT_STREAMS finds them
+                StringBuilder configured = new StringBuilder();
+                for (int s = 0; s < streams; s++) {
+                    configured.append(s == 0 ? "" : ",").append("bench/prop-").append(s);
+                    send(http, "PUT", resolver.baseUrl() + "/v1/streams/bench/prop-" + s + "/items/warm", "w",
+                            "{\"attributes\":{}}");
+                    send(http, "POST", resolver.baseUrl() + "/v1/retention/consumers", "c",
+                            "{\"consumerId\":\"product-1\",\"tenant\":\"bench\",\"catalog\":\"prop-" + s
+                                    + "\",\"epoch\":1,\"deliveryUrl\":\"http://localhost:18092/v1/inbox/events\"}",
+                            409);
+                }
+                ServiceProcess product = open(opened, ServiceProcess.start("product-service", 18092, Map.of(
+                        "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),
+                        "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c",
+                        "PRODUCT_DELIVERY_URL", "http://localhost:18092/v1/inbox/events",
+                        "PRODUCT_STREAMS", configured.toString(), "SECURITY_TOKENS", TOKENS)));
+                return new Services(resolver, product, rdb, pdb, opened);
+            } catch (Exception e) {
+                closeAll(opened, e);
+                throw e;
+            }
+        }
+
+        @Override
+        String itemUrl(int s, String item) {
+            return writer.baseUrl() + "/v1/streams/bench/prop-" + s + "/items/" + item;
+        }
+
+        @Override
+        String transactionUrl(int s) {
+            return writer.baseUrl() + "/v1/streams/bench/prop-" + s + "/transactions";
+        }
+
+        @Override
+        String appliedSql(int streams) {
+            return """
+                    SELECT substr(s.catalog, 6)::int, g.applied_position FROM product.serving_generation s
+                      JOIN product.generation g ON g.generation_id = s.generation_id
+                     WHERE s.tenant = 'bench' AND s.catalog LIKE 'prop-%'""";
+        }
+
+        @Override
+        List<ServiceProcess> scraped() {
+            return List.of(writer, receiver);
+        }
+    }
+
+    /** bench-floor's app a (writes, NOTIFY, listener posting batches) and app b (one insert per batch). */
+    static final class Floor extends Pipeline {
+
+        private Floor(ServiceProcess a, ServiceProcess b, TestDatabase adb, TestDatabase bdb,
+                List<AutoCloseable> resources) {
+            super("floor", a, b, adb, bdb, resources);
+        }
+
+        static Floor start() throws Exception {
+            List<AutoCloseable> opened = new java.util.ArrayList<>();
+            try {
+                TestDatabase adb = open(opened, TestDatabase.create("bench_floor_a"));
+                TestDatabase bdb = open(opened, TestDatabase.create("bench_floor_b"));
+                ServiceProcess b = open(opened, ServiceProcess.start("bench-floor", 18094, Map.of("FLOOR_ROLE", "b",
+                        "SPRING_DATASOURCE_URL", bdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", bdb.username(),
+                        "SECURITY_TOKENS", TOKENS)));
+                ServiceProcess a = open(opened, ServiceProcess.start("bench-floor", 18093, Map.of("FLOOR_ROLE", "a",
+                        "SPRING_DATASOURCE_URL", adb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", adb.username(),
+                        "FLOOR_INBOX_URL", b.baseUrl() + "/inbox", "RELAY_TOKEN", "r", "SECURITY_TOKENS", TOKENS)));
+                return new Floor(a, b, adb, bdb, opened);
+            } catch (Exception e) {
+                closeAll(opened, e);
+                throw e;
+            }
+        }
+
+        @Override
+        String itemUrl(int s, String item) {
+            return writer.baseUrl() + "/items/prop-" + s + "/" + item;
+        }
+
+        @Override
+        String transactionUrl(int s) {
+            return writer.baseUrl() + "/streams/prop-" + s + "/transactions";
+        }
+
+        @Override
+        String appliedSql(int streams) {
+            return "SELECT s.i, coalesce((SELECT max(position) FROM floor_applied a WHERE a.stream = 'prop-' || s.i), 0)"
+                    + " FROM generate_series(0, " + (streams - 1) + ") AS s(i)";
+        }
+
+        @Override
+        List<ServiceProcess> scraped() {
+            return List.of();
+        }
+    }
+
+    private static <T extends AutoCloseable> T open(List<AutoCloseable> opened, T resource) {
+        opened.add(resource);
+        return resource;
+    }
+
+    private static void closeAll(List<AutoCloseable> opened, Exception cause) {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            try {
+                opened.get(i).close();
+            } catch (Exception e) {
+                cause.addSuppressed(e);
+            }
+        }
+    }
+
+    static String send(HttpClient http, String method, String url, String token, String body, int... alsoOk)
+            throws Exception {
+        HttpResponse<String> res = http.send(HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        boolean ok = res.statusCode() / 100 == 2;
+        for (int code : alsoOk) {
+            ok |= res.statusCode() == code;
+        }
+        if (!ok) {
+            throw new IllegalStateException(method + " " + url + " answered " + res.statusCode() + ": " + res.body());
+        }
+        return res.body();
+    }
+}
