@@ -130,8 +130,9 @@ class RetentionController {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         StreamId s = new StreamId(tenant, catalog);
         Long e = RetentionRequests.optionalEpoch(epoch);
-        Access.require(tenant, Role.OPERATOR, Role.CONSUMER);
-        return RetentionJson.status(statusReader.read(s, e));
+        Caller caller = Access.require(tenant, Role.OPERATOR, Role.CONSUMER);
+        RetentionStatus st = statusReader.read(s, e);
+        return RetentionJson.status(caller.has(Role.OPERATOR) ? st : st.seenBy(caller.name()));
     }
 
     @PostMapping("/prune")
@@ -170,8 +171,6 @@ class RetentionController {
 
     private static void requireLeaseAccess(Caller caller, LeaseRow lease) {
         Access.require(lease.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
-        if (!caller.has(Role.OPERATOR) && !caller.name().equals(lease.createdBy())) {
-            throw new ApiException(ProblemCode.FORBIDDEN, "lease " + lease.leaseId() + " was created by another token");
-        }
+        RetentionService.requireLeaseUser(lease, caller);
     }
 }

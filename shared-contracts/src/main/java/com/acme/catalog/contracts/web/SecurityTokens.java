@@ -3,6 +3,7 @@ package com.acme.catalog.contracts.web;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,15 +31,18 @@ public final class SecurityTokens {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private final Map<String, Caller> bySecret;
+    private final List<Caller> inOrder;
 
-    private SecurityTokens(Map<String, Caller> bySecret) {
+    private SecurityTokens(Map<String, Caller> bySecret, List<Caller> inOrder) {
         this.bySecret = Map.copyOf(bySecret);
+        this.inOrder = List.copyOf(inOrder);
     }
 
     public static SecurityTokens parse(String spec) {
         Map<String, Caller> map = new HashMap<>();
+        List<Caller> inOrder = new ArrayList<>();
         if (spec == null || spec.isBlank()) {
-            return new SecurityTokens(map);
+            return new SecurityTokens(map, inOrder);
         }
         Map<String, Integer> entryOf = new HashMap<>();
         int n = 0;
@@ -84,9 +88,11 @@ public final class SecurityTokens {
                 throw new IllegalArgumentException("SECURITY_TOKENS entries " + earlier + " and " + n
                         + " have the same secret: every secret must be distinct");
             }
-            map.put(secret, new Caller(name != null ? name : identity(secret), roles, tenants));
+            Caller caller = new Caller(name != null ? name : identity(secret), roles, tenants);
+            map.put(secret, caller);
+            inOrder.add(caller);
         }
-        return new SecurityTokens(map);
+        return new SecurityTokens(map, inOrder);
     }
 
     /**
@@ -118,6 +124,18 @@ public final class SecurityTokens {
             }
         }
         return Optional.ofNullable(found);
+    }
+
+    /**
+     * The names releases before identities gave tokens ({@code token-1}, {@code token-2}, … by position in this
+     * list) mapped to each entry's identity now: for a one-time adoption of what they own (docs/retention.md).
+     */
+    public Map<String, String> positionalNames() {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < inOrder.size(); i++) {
+            out.put(DERIVED_PREFIX + (i + 1), inOrder.get(i).name());
+        }
+        return out;
     }
 
     public List<Caller> callers() {
