@@ -11,6 +11,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.resolver.outbox.DeliveryUrlAllowlist;
 import com.acme.catalog.resolver.retention.ConsumerRepository.ConsumerRegistration;
 import com.acme.catalog.resolver.retention.LeaseRepository.LeaseRow;
 import com.acme.catalog.resolver.retention.OutboxPruner.PruneOutcome;
@@ -40,10 +41,12 @@ class RetentionController {
     private final ConsumerRegistry registry;
     private final RetentionStatusReader statusReader;
     private final OutboxPruner pruner;
+    private final DeliveryUrlAllowlist deliveryUrls;
 
     RetentionController(RetentionService service, ConsumerRegistry registry, RetentionStatusReader statusReader,
-            OutboxPruner pruner) {
+            OutboxPruner pruner, DeliveryUrlAllowlist deliveryUrls) {
         this.service = service;
+        this.deliveryUrls = deliveryUrls;
         this.registry = registry;
         this.statusReader = statusReader;
         this.pruner = pruner;
@@ -54,6 +57,7 @@ class RetentionController {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         RetentionRequests.Registration r = RetentionRequests.registration(body);
         Caller caller = Access.require(r.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        deliveryUrls.require(r.deliveryUrl()); // before anything is registered: the relay sends its token there
         ConsumerRegistration reg = registry.register(r.consumerId(), r.stream(), r.epoch(), r.deliveryUrl(), caller);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("consumerId", reg.consumerId());
