@@ -89,11 +89,15 @@ final class PropagationScenario implements Scenario {
             String tokens = "op=operator;w=writer;r=relay;c=consumer";
             try (ServiceProcess resolver = ServiceProcess.start("resolver-service", 18091, ControlDatabase.env(cdb,
                     Map.of("SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
-                            "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens)));
+                            "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens,
+                            "RELAY_ALLOWED_DELIVERY_URLS", "http://localhost:18092/v1/inbox/")));
                  ServiceProcess product = ServiceProcess.start("product-service", 18092, Map.of(
                          "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),
                          "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c",
                          "PRODUCT_DELIVERY_URL", "http://localhost:18092/v1/inbox/events",
+                         // a delivery never opens a stream: the product serves the streams it is told to
+                         "PRODUCT_STREAMS", java.util.stream.IntStream.range(0, streams)
+                                 .mapToObj(s -> "bench/prop-" + s).collect(java.util.stream.Collectors.joining(",")),
                          "SECURITY_TOKENS", tokens))) {
                 // HTTP/1.1: the default would offer an h2c upgrade on every new connection
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

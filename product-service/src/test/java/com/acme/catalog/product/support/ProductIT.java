@@ -41,7 +41,7 @@ public abstract class ProductIT {
      * rule, {@link StreamAdmission}, is tested by {@code StreamAdmissionIT}).
      */
     @org.springframework.boot.test.context.TestConfiguration(proxyBeanMethods = false)
-    static class AnyStreamOnDelivery {
+    public static class AnyStreamOnDelivery {
         @org.springframework.context.annotation.Bean
         @org.springframework.context.annotation.Primary
         StreamAdmission anyStreamOnDelivery(@org.springframework.beans.factory.annotation.Value(
