@@ -25,10 +25,12 @@ start() { # name port env...
 stop() { for n in product-service resolver-service; do [ -f "$RUN/$n.pid" ] && kill "$(cat "$RUN/$n.pid")" 2>/dev/null || true; done; }
 trap stop EXIT
 
+# the relay sends RELAY_TOKEN only under RELAY_ALLOWED_DELIVERY_URLS; the product serves PRODUCT_STREAMS only
 start resolver-service 8081 SPRING_DATASOURCE_URL="$PG_URL/resolver" CONTROL_DATASOURCE_URL="$PG_URL/control" \
-  RELAY_TOKEN=r
+  RELAY_TOKEN=r RELAY_ALLOWED_DELIVERY_URLS=http://localhost:8082/v1/inbox/
 start product-service 8082 SPRING_DATASOURCE_URL="$PG_URL/product" RESOLVER_URL=http://localhost:8081 \
-  RESOLVER_TOKEN=c PRODUCT_CONSUMER_ID=product-demo PRODUCT_DELIVERY_URL=http://localhost:8082/v1/inbox/events
+  RESOLVER_TOKEN=c PRODUCT_CONSUMER_ID=product-demo PRODUCT_DELIVERY_URL=http://localhost:8082/v1/inbox/events \
+  PRODUCT_STREAMS=demo/shoes
 
 api() { local method=$1 path=$2 body=${3:-}; shift 3 || true
   curl -s -X "$method" -H "Authorization: Bearer ${TOKEN:-w}" -H 'Content-Type: application/json' \

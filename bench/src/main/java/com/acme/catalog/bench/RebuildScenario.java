@@ -78,6 +78,7 @@ final class RebuildScenario implements Scenario {
              ServiceProcess resolver = ServiceProcess.start("resolver-service", 18093, ControlDatabase.env(cdb, Map.of(
                      "SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
                      "OBJECT_STORE_URI", "file:" + objects, "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens,
+                     "RELAY_ALLOWED_DELIVERY_URLS", "http://localhost:18094/v1/inbox/",
                      "SPRING_APPLICATION_JSON", "{\"export\":{\"page\":{\"max-limit\":" + resolverPageLimit + "}}}")));
              ServiceProcess product = ServiceProcess.start("product-service", 18094, Map.of(
                      "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),

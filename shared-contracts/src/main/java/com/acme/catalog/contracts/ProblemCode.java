@@ -5,6 +5,8 @@ public enum ProblemCode {
     INVALID_ID(400),
     INVALID_BODY(400),
     PAYLOAD_TOO_LARGE(413),
+    /** A consumer's deliveryUrl is outside RELAY_ALLOWED_DELIVERY_URLS: the relay would send its token there. */
+    DELIVERY_URL_NOT_ALLOWED(400),
     UNAUTHENTICATED(401),
     FORBIDDEN(403),
     NOT_FOUND(404),

@@ -35,6 +35,7 @@ class ChainDivergenceSystemIT {
     @Test
     void aWellChainedForgedDeliveryIsFoundBlockedAndRebuiltAway() throws Exception {
         try (TwoServices sys = new TwoServices()) {
+            sys.serve(T, C);
             sys.startResolver();
             sys.startProduct(sys.resolverUrl(), Map.of("SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":"
                     + "{\"resync-interval-ms\":1000},\"recovery\":{\"interval-ms\":1000},"

@@ -19,6 +19,7 @@ class EvidenceReviewSystemIT {
     @Test
     void anAcceptedCaseReachesThePublicApiAndARejectedOneDoesNot() throws Exception {
         try (TwoServices sys = new TwoServices()) {
+            sys.serve("acme", "shoes");
             sys.startResolver();
             String s = sys.resolverUrl() + "/v1/streams/acme/shoes";
             sys.ok("PUT", s + "/items/seed", "w", "{\"attributes\":{\"name\":\"seed\"}}");

@@ -20,6 +20,7 @@ class MaintenanceSystemIT {
     @Test
     void maintenanceSurvivesARestartOfBothServicesAndBothResume() throws Exception {
         try (TwoServices sys = new TwoServices()) {
+            sys.serve("acme", "maint");
             sys.startResolver();
             sys.startProduct(sys.resolverUrl());
             String s = sys.resolverUrl() + "/v1/streams/acme/maint";

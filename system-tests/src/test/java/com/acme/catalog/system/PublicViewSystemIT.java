@@ -26,6 +26,7 @@ class PublicViewSystemIT {
     @Test
     void theLatestPublicReleasesRevisionIsServedLiveInTransactionsAndAfterARebuild() throws Exception {
         try (TwoServices sys = new TwoServices()) {
+            sys.serve(T, C);
             sys.startResolver();
             sys.startProduct(sys.resolverUrl());
             sys.registerProduct(T, C);

@@ -31,6 +31,7 @@ class RebuildSystemIT {
     @Test
     void rebuildUnderConcurrentWritesEndsEqualToTheResolver() throws Exception {
         try (TwoServices sys = new TwoServices()) {
+            sys.serve(T, C);
             sys.startResolver();
             String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
             sys.seed(T, C, 200, "seed-1");

@@ -38,6 +38,8 @@ final class TwoServices implements AutoCloseable {
     final java.nio.file.Path objects = createObjectDir();
     final int resolverPort = freePort();
     final int productPort = freePort();
+    /** The product's PRODUCT_STREAMS ({@link #serve}): the only streams a delivery may start. */
+    private final java.util.Set<String> served = new java.util.LinkedHashSet<>();
     ServiceProcess resolver;
     ServiceProcess product;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -49,6 +51,8 @@ final class TwoServices implements AutoCloseable {
                 "CONTROL_DATASOURCE_URL", controlDb.jdbcUrl(),
                 "CONTROL_DATASOURCE_USERNAME", controlDb.username(),
                 "RELAY_TOKEN", "r",
+                // the relay sends its token only to the product's inbox
+                "RELAY_ALLOWED_DELIVERY_URLS", productUrl() + "/v1/inbox/",
                 "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SECURITY_TOKENS", TOKENS));
     }
@@ -70,8 +74,20 @@ final class TwoServices implements AutoCloseable {
                 "SECURITY_TOKENS", TOKENS,
                 "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000}}}"));
+        if (!served.isEmpty()) {
+            env.put("PRODUCT_STREAMS", String.join(",", served));
+        }
         env.putAll(extra);
         product = ServiceProcess.start("product-service", productPort, env);
+    }
+
+    /**
+     * Lists the stream in the product's PRODUCT_STREAMS from its next start on: a delivery never opens a stream
+     * the product was not told to serve (or bootstrapped with a rebuild).
+     */
+    TwoServices serve(String tenant, String catalog) {
+        served.add(tenant + "/" + catalog);
+        return this;
     }
 
     String resolverUrl() {

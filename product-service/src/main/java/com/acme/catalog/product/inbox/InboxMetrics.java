@@ -25,9 +25,14 @@ class InboxMetrics {
     private final Map<StreamId, StreamGauges> streams = new ConcurrentHashMap<>();
 
     private final Timer applyTime;
+    private final Counter refusedUnknownStream;
 
     InboxMetrics(MeterRegistry registry) {
         this.registry = registry;
+        // no tenant/catalog labels: the stream named by a refused delivery is the sender's choice
+        this.refusedUnknownStream = Counter.builder("product.inbox.refused.unknown.stream")
+                .description("deliveries refused because their stream is neither in PRODUCT_STREAMS nor served")
+                .register(registry);
         this.applyTime = Timer.builder("product.inbox.apply")
                 .description("one live delivery's transaction: lock, apply, save the cursor, commit")
                 .publishPercentileHistogram().register(registry);
@@ -41,6 +46,10 @@ class InboxMetrics {
     /** Records a committed cursor of a serving generation and its held-event count. */
     void observe(GenerationCursor c, long heldEvents) {
         streams.computeIfAbsent(c.stream(), this::register).observe(c, heldEvents);
+    }
+
+    void refusedUnknownStream() {
+        refusedUnknownStream.increment();
     }
 
     void oldEpochDeliveries(StreamId s, int count) {

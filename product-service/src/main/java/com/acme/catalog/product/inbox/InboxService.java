@@ -37,11 +37,12 @@ class InboxService {
     private final InboxMetrics metrics;
     private final ProgressReporter progress;
     private final boolean autoStart;
+    private final StreamAdmission admission;
     private final RecoverySignals signals;
 
     InboxService(TransactionTemplate tx, GenerationRepository generations, EventApplier applier,
             OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress, RecoverySignals signals,
-            @Value("${product.inbox.auto-start-streams:true}") boolean autoStart) {
+            @Value("${product.inbox.auto-start-streams:true}") boolean autoStart, StreamAdmission admission) {
         this.signals = signals;
         this.tx = tx;
         this.generations = generations;
@@ -50,6 +51,7 @@ class InboxService {
         this.metrics = metrics;
         this.progress = progress;
         this.autoStart = autoStart;
+        this.admission = admission;
     }
 
     /** The outcome of one delivery, in delivery order, and the cursor it committed. */
@@ -127,7 +129,17 @@ class InboxService {
         return new Delivered(after, merge(events, cursor.epoch(), result.outcomes()));
     }
 
+    /**
+     * A delivery never opens a stream: only one in PRODUCT_STREAMS gets an empty serving generation from its first
+     * delivery (with {@code product.inbox.auto-start-streams}); any other must be bootstrapped first (a rebuild),
+     * so a relay token replayed by anyone cannot plant a stream the product was never told to serve.
+     */
     private GenerationCursor start(StreamId stream, long epoch) {
+        if (!admission.mayStartOnDelivery(stream)) {
+            metrics.refusedUnknownStream();
+            throw new ApiException(ProblemCode.NOT_FOUND, "stream " + stream + " is not served here: it is not in "
+                    + "PRODUCT_STREAMS and was never bootstrapped (an operator starts a rebuild to serve it)");
+        }
         if (!autoStart) {
             throw new ApiException(ProblemCode.NOT_FOUND, "stream " + stream + " has no serving generation; "
                     + "bootstrap it with a rebuild first");

@@ -341,7 +341,7 @@ public class RecoveryWorker implements SmartLifecycle {
     }
 
     /** {@code PRODUCT_STREAMS}: {@code tenant/catalog,…}. */
-    static List<StreamId> parseStreams(String streams) {
+    public static List<StreamId> parseStreams(String streams) {
         List<StreamId> out = new ArrayList<>();
         for (String part : streams.split(",")) {
             String p = part.strip();

@@ -37,6 +37,7 @@ import tools.jackson.databind.JsonNode;
  * catch-up page written under a fence another instance replaced is refused and leaves nothing behind.
  */
 @FreshDatabase
+@org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
         "product.consumer-id=product-it", "product.recovery.enabled=true", "product.recovery.instance-id=it-node",

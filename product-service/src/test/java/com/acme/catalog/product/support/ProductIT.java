@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.acme.catalog.product.inbox.StreamAdmission;
 import com.acme.catalog.testsupport.FreshDatabase;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -24,6 +25,7 @@ import tools.jackson.databind.JsonNode;
  * {@code r-acme} = relay limited to tenant acme, {@code c}).
  */
 @FreshDatabase
+@org.springframework.context.annotation.Import(ProductIT.AnyStreamOnDelivery.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;w=writer;r=relay;r-acme=relay@acme;c=consumer",
         "product.resolver-token=resolver-secret", "product.consumer-id=product-test",
@@ -32,6 +34,27 @@ import tools.jackson.databind.JsonNode;
 public abstract class ProductIT {
 
     protected static final FakeResolver RESOLVER = FakeResolver.shared();
+
+    /**
+     * Most product ITs deliver to streams of their own naming without listing them all in PRODUCT_STREAMS: here a
+     * first delivery starts any stream unless a class sets {@code test.inbox.any-stream=false} (the product's own
+     * rule, {@link StreamAdmission}, is tested by {@code StreamAdmissionIT}).
+     */
+    @org.springframework.boot.test.context.TestConfiguration(proxyBeanMethods = false)
+    public static class AnyStreamOnDelivery {
+        @org.springframework.context.annotation.Bean
+        @org.springframework.context.annotation.Primary
+        StreamAdmission anyStreamOnDelivery(@org.springframework.beans.factory.annotation.Value(
+                "${product.streams:}") String streams, @org.springframework.beans.factory.annotation.Value(
+                "${test.inbox.any-stream:true}") boolean any) {
+            return new StreamAdmission(streams) {
+                @Override
+                public boolean mayStartOnDelivery(com.acme.catalog.contracts.StreamId stream) {
+                    return any || super.mayStartOnDelivery(stream);
+                }
+            };
+        }
+    }
 
     @LocalServerPort
     protected int port;

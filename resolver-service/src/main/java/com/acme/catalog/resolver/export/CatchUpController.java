@@ -8,9 +8,11 @@ import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.export.CatchUpRepository.StoredEvent;
 import com.acme.catalog.resolver.export.CatchUpService.Page;
+import com.acme.catalog.resolver.retention.RetentionService;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -20,16 +22,18 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code GET /v1/exports/events}: role {@code operator}, {@code consumer} or {@code relay}, limited to the tenants
- * of the token. Each event is written as its stored wire text with the chain digest member appended; the wire is
+ * of the token, and (but for an operator) with a lease the token's identity took. Each event is written as its stored wire text with the chain digest member appended; the wire is
  * never parsed or re-serialized, so clients can verify the chain over exactly the stored bytes.
  */
 @RestController
 class CatchUpController {
 
     private final CatchUpService service;
+    private final RetentionService retention;
 
-    CatchUpController(CatchUpService service) {
+    CatchUpController(CatchUpService service, RetentionService retention) {
         this.service = service;
+        this.retention = retention;
     }
 
     @GetMapping("/v1/exports/events")
@@ -40,9 +44,10 @@ class CatchUpController {
             @RequestParam(required = false) String limit) {
         Access.require(Role.OPERATOR, Role.CONSUMER, Role.RELAY);
         StreamId s = new StreamId(tenant, catalog);
-        Access.require(s.tenant(), Role.OPERATOR, Role.CONSUMER, Role.RELAY);
+        Caller caller = Access.require(s.tenant(), Role.OPERATOR, Role.CONSUMER, Role.RELAY);
         long from = number("after", after, 0, true);
         UUID lease = ExportController.uuid("lease_id", leaseId);
+        retention.requireLeaseUser(lease, caller);
         long epoch = number("history_epoch", historyEpoch, 1, true);
         Integer n = limit == null ? null : (int) Math.min(number("limit", limit, 1, false), Integer.MAX_VALUE);
         Page page = service.page(s, from, lease, epoch, n);

@@ -12,6 +12,7 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.export.ExportRepository.ExportRow;
+import com.acme.catalog.resolver.retention.RetentionService;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,15 +26,18 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * CONTRACT export endpoints. Role {@code operator}, or {@code consumer} (the product) for tenants its token may
- * access; the catch-up endpoint is {@link CatchUpController}.
+ * access and only with a lease its token identity took (status and manifest: an export it started); the catch-up
+ * endpoint is {@link CatchUpController}.
  */
 @RestController
 class ExportController {
 
     private final ExportService service;
+    private final RetentionService retention;
 
-    ExportController(ExportService service) {
+    ExportController(ExportService service, RetentionService retention) {
         this.service = service;
+        this.retention = retention;
     }
 
     @PostMapping("/v1/exports")
@@ -45,6 +49,7 @@ class ExportController {
         StreamId stream = new StreamId(text(body, "tenant"), text(body, "catalog"));
         UUID leaseId = uuid("leaseId", text(body, "leaseId"));
         Caller caller = Access.require(stream.tenant(), Role.OPERATOR, Role.CONSUMER);
+        retention.requireLeaseUser(leaseId, caller); // before the pin moves: another token's lease is not touched
         ExportRow row = service.start(stream, leaseId, caller.name());
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(json(row));
     }
@@ -63,7 +68,10 @@ class ExportController {
     private ExportRow authorized(String exportId) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         ExportRow row = service.find(uuid("exportId", exportId));
-        Access.require(row.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        Caller caller = Access.require(row.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        if (!caller.has(Role.OPERATOR) && !caller.name().equals(row.requestedBy())) {
+            throw new ApiException(ProblemCode.FORBIDDEN, "export " + exportId + " was started by another token");
+        }
         return row;
     }
 

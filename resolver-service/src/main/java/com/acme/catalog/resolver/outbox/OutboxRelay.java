@@ -58,6 +58,7 @@ class OutboxRelay implements SmartLifecycle {
     private final RelayRepository repo;
     private final RelayGate gate;
     private final RelayProperties props;
+    private final DeliveryUrlAllowlist allowlist;
     private final HikariDataSource dataSource;
     private final String instance = "relay-" + UUID.randomUUID();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
@@ -73,6 +74,7 @@ class OutboxRelay implements SmartLifecycle {
     private final HttpClient http;
     private final Counter deliveredEvents;
     private final Counter failedDeliveries;
+    private final Counter refusedDeliveries;
     private final Timer deliveryTime;
     private final Timer failedDeliveryTime;
     private final Timer deliveryLag;
@@ -87,8 +89,9 @@ class OutboxRelay implements SmartLifecycle {
     private CommitListener listener;
 
     OutboxRelay(RelayRepository repo, RelayProperties props, HikariDataSource dataSource, MeterRegistry registry,
-            RelayGate gate) {
+            RelayGate gate, DeliveryUrlAllowlist allowlist) {
         this.repo = repo;
+        this.allowlist = allowlist;
         this.gate = gate;
         this.props = props;
         this.dataSource = dataSource;
@@ -98,6 +101,9 @@ class OutboxRelay implements SmartLifecycle {
                 .description("events delivered to consumers (a redelivery counts again)").register(registry);
         this.failedDeliveries = Counter.builder("resolver.relay.failed.deliveries")
                 .description("deliveries that failed and were scheduled for retry").register(registry);
+        this.refusedDeliveries = Counter.builder("resolver.relay.refused.deliveries")
+                .description("deliveries not sent because the consumer's delivery URL is outside "
+                        + "RELAY_ALLOWED_DELIVERY_URLS (each also counts as a failed delivery)").register(registry);
         this.deliveryTime = deliveryTimer(registry, "delivered");
         this.failedDeliveryTime = deliveryTimer(registry, "failed");
         this.deliveryLag = Timer.builder("resolver.relay.lag")
@@ -325,6 +331,13 @@ class OutboxRelay implements SmartLifecycle {
         body.append("]}");
         long started = System.nanoTime();
         try {
+            if (!allowlist.allows(due.deliveryUrl())) {
+                // registered before the allowlist existed or was narrowed: the token never goes there
+                refusedDeliveries.increment();
+                throw new DeliveryFailed("delivery URL " + abbreviate(due.deliveryUrl()) + " is outside "
+                        + "RELAY_ALLOWED_DELIVERY_URLS: not sent; re-register the consumer with an allowed URL, or "
+                        + "deregister it");
+            }
             HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(due.deliveryUrl()))
                     .timeout(props.timeout())
                     .header("Content-Type", "application/json")

@@ -46,12 +46,15 @@ class ConsumerRegistry {
             throw new ApiException(ProblemCode.EPOCH_MISMATCH,
                     "stream %s is in epoch %d, not %d".formatted(s, head.epoch(), epoch));
         }
-        consumers.find(consumerId, s).ifPresent(existing -> requireOwnership(caller, existing));
         return tx.execute(status -> {
             long p = retention.lock(s, epoch);
+            // under the lock: a registration committed by another token a moment ago is seen here, whatever its
+            // epoch, so a consumer is never taken over by re-registering it
             ConsumerRegistration current = consumers.find(consumerId, s).orElse(null);
-            if (current != null && current.epoch() == epoch) {
+            if (current != null) {
                 requireOwnership(caller, current);
+            }
+            if (current != null && current.epoch() == epoch) {
                 consumers.updateDeliveryUrl(consumerId, s, epoch, deliveryUrl);
             } else {
                 consumers.register(consumerId, s, epoch, p, deliveryUrl, caller.name());
@@ -131,7 +134,7 @@ class ConsumerRegistry {
         }
     }
 
-    /** An operator may act for any consumer; a consumer token only for consumers it registered. */
+    /** An operator may act for any consumer; a consumer token only for consumers its identity registered. */
     static void requireOwnership(Caller caller, ConsumerRegistration reg) {
         if (!caller.has(Role.OPERATOR) && !caller.name().equals(reg.registeredBy())) {
             throw new ApiException(ProblemCode.FORBIDDEN,

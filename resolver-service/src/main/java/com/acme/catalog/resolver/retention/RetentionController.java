@@ -11,6 +11,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.resolver.outbox.DeliveryUrlAllowlist;
 import com.acme.catalog.resolver.retention.ConsumerRepository.ConsumerRegistration;
 import com.acme.catalog.resolver.retention.LeaseRepository.LeaseRow;
 import com.acme.catalog.resolver.retention.OutboxPruner.PruneOutcome;
@@ -40,10 +41,12 @@ class RetentionController {
     private final ConsumerRegistry registry;
     private final RetentionStatusReader statusReader;
     private final OutboxPruner pruner;
+    private final DeliveryUrlAllowlist deliveryUrls;
 
     RetentionController(RetentionService service, ConsumerRegistry registry, RetentionStatusReader statusReader,
-            OutboxPruner pruner) {
+            OutboxPruner pruner, DeliveryUrlAllowlist deliveryUrls) {
         this.service = service;
+        this.deliveryUrls = deliveryUrls;
         this.registry = registry;
         this.statusReader = statusReader;
         this.pruner = pruner;
@@ -54,6 +57,7 @@ class RetentionController {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         RetentionRequests.Registration r = RetentionRequests.registration(body);
         Caller caller = Access.require(r.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
+        deliveryUrls.require(r.deliveryUrl()); // before anything is registered: the relay sends its token there
         ConsumerRegistration reg = registry.register(r.consumerId(), r.stream(), r.epoch(), r.deliveryUrl(), caller);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("consumerId", reg.consumerId());
@@ -130,8 +134,9 @@ class RetentionController {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         StreamId s = new StreamId(tenant, catalog);
         Long e = RetentionRequests.optionalEpoch(epoch);
-        Access.require(tenant, Role.OPERATOR, Role.CONSUMER);
-        return RetentionJson.status(statusReader.read(s, e));
+        Caller caller = Access.require(tenant, Role.OPERATOR, Role.CONSUMER);
+        RetentionStatus st = statusReader.read(s, e);
+        return RetentionJson.status(caller.has(Role.OPERATOR) ? st : st.seenBy(caller.name()));
     }
 
     @PostMapping("/prune")
@@ -170,8 +175,6 @@ class RetentionController {
 
     private static void requireLeaseAccess(Caller caller, LeaseRow lease) {
         Access.require(lease.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
-        if (!caller.has(Role.OPERATOR) && !caller.name().equals(lease.createdBy())) {
-            throw new ApiException(ProblemCode.FORBIDDEN, "lease " + lease.leaseId() + " was created by another token");
-        }
+        RetentionService.requireLeaseUser(lease, caller);
     }
 }

@@ -8,6 +8,8 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.UuidV7;
+import com.acme.catalog.contracts.web.Caller;
+import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.retention.LeaseRepository.LeaseRow;
 import com.acme.catalog.resolver.retention.LeaseRepository.PinAndExpiry;
 import com.acme.catalog.resolver.retention.RetentionRepository.EpochCursor;
@@ -148,6 +150,25 @@ public class RetentionService implements PrunedThroughSource {
             throw expired(row);
         }
         return row.toLease();
+    }
+
+    /**
+     * A lease is used (export, catch-up pages, renew, release) only by the token identity that took it, or an
+     * operator. An unknown lease passes: the use itself answers for it (404, or 410 for catch-up).
+     *
+     * @throws ApiException {@code FORBIDDEN} for a lease another token took, or of a tenant the caller may not access
+     */
+    public void requireLeaseUser(UUID leaseId, Caller caller) {
+        leases.find(leaseId).ifPresent(row -> requireLeaseUser(row, caller));
+    }
+
+    static void requireLeaseUser(LeaseRow lease, Caller caller) {
+        if (!caller.mayAccess(lease.stream().tenant())) {
+            throw new ApiException(ProblemCode.FORBIDDEN, "token is not allowed for tenant " + lease.stream().tenant());
+        }
+        if (!caller.has(Role.OPERATOR) && !caller.name().equals(lease.createdBy())) {
+            throw new ApiException(ProblemCode.FORBIDDEN, "lease " + lease.leaseId() + " was taken by another token");
+        }
     }
 
     /** @return pruned-through P of (stream, epoch): every outbox row at or below it may be gone; 0 if none */

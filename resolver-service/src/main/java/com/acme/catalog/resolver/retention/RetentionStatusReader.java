@@ -109,20 +109,22 @@ class RetentionStatusReader {
                     : retention.epochCursor(s, c.epoch()).map(EpochCursor::position).orElse(0L);
             consumerViews.add(new ConsumerView(c.consumerId(), c.epoch(), c.durablePosition(),
                     Math.max(0, theirCursor - c.durablePosition()), c.deliveryUrl(), c.registeredAt(),
-                    c.progressAt()));
+                    c.progressAt(), c.registeredBy()));
             if (c.epoch() == epoch) {
                 pruneable = Math.min(pruneable, c.durablePosition());
                 if (c.durablePosition() < cursor) {
-                    blockers.add(new Blocker(Blocker.Kind.CONSUMER, c.consumerId(), c.durablePosition()));
+                    blockers.add(new Blocker(Blocker.Kind.CONSUMER, c.consumerId(), c.durablePosition(),
+                            c.registeredBy()));
                 }
             }
         }
         List<LeaseView> leaseViews = new ArrayList<>();
         for (LeaseRow l : leases.live(s, epoch)) {
-            leaseViews.add(new LeaseView(l.leaseId(), l.owner(), l.pin(), l.createdAt(), l.expiresAt()));
+            leaseViews.add(new LeaseView(l.leaseId(), l.owner(), l.pin(), l.createdAt(), l.expiresAt(),
+                    l.createdBy()));
             pruneable = Math.min(pruneable, l.pin());
             if (l.pin() < cursor) {
-                blockers.add(new Blocker(Blocker.Kind.LEASE, l.leaseId().toString(), l.pin()));
+                blockers.add(new Blocker(Blocker.Kind.LEASE, l.leaseId().toString(), l.pin(), l.createdBy()));
             }
         }
         if (scan.firstUnpublished() != null) {

@@ -249,8 +249,12 @@ class ExportLifecycleIT extends AbstractExportIT {
         assertThat(get("/v1/exports/" + UUID.randomUUID(), "op").code()).isEqualTo("NOT_FOUND");
         assertThat(get("/v1/exports/not-a-uuid", "op").code()).isEqualTo("INVALID_ID");
 
-        // a consumer token limited to acme exports acme with its lease, and may not read globex's export
-        Response mine = startExport("c-acme", s, lease);
+        // a consumer token limited to acme exports acme with a lease it took (not the operator's), and may not read
+        // globex's export
+        assertThat(startExport("c-acme", s, lease).code()).isEqualTo("FORBIDDEN");
+        UUID own = UUID.fromString(post("/v1/retention/leases", "c-acme", Map.of("tenant", "acme", "catalog",
+                s.catalog(), "epoch", 1, "ttlSeconds", 300, "owner", "export test")).text("leaseId"));
+        Response mine = startExport("c-acme", s, own);
         assertThat(mine.status()).isEqualTo(202);
         assertThat(awaitEnd(mine.text("exportId")).path("status").stringValue()).isEqualTo("READY");
         String theirs = startExport("op", otherTenant, otherLease).text("exportId");

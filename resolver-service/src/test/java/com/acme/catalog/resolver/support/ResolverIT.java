@@ -20,7 +20,10 @@ import tools.jackson.databind.ObjectMapper;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;w=writer;w-acme=writer@acme;r=relay;c=consumer;c-acme=consumer@acme",
         // the relay would publish events on its own; tests that need it turn it on
-        "relay.enabled=false"})
+        "relay.enabled=false",
+        // the delivery URLs tests register (fake consumers listen on 127.0.0.1, any port)
+        "relay.allowed-delivery-urls=http://127.0.0.1:,http://localhost:9/,http://product-1:8082/,"
+                + "https://product-2/,https://product:8082/"})
 public abstract class ResolverIT {
 
     @LocalServerPort

@@ -1,0 +1,63 @@
+package com.acme.catalog.resolver.retention;
+
+import java.util.Map;
+
+import com.acme.catalog.contracts.web.SecurityTokens;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Once per database, before the first request is served: consumers, leases and exports owned by a positional name
+ * of an older release ({@code token-3}: the third SECURITY_TOKENS entry) pass to the identity of the entry at that
+ * position now, so an upgrade keeps what each token owned (the product re-registers its consumer at every start).
+ * Recorded in {@code token_identity_adoption}; later starts, with whatever order, adopt nothing.
+ */
+@Component
+class TokenIdentityAdoption implements SmartInitializingSingleton {
+
+    private static final Logger log = LoggerFactory.getLogger(TokenIdentityAdoption.class);
+    private static final String[] OWNER_COLUMNS = {
+        "retention_consumer.registered_by", "retention_lease.created_by", "snapshot_export.requested_by"};
+
+    private final JdbcClient jdbc;
+    private final TransactionTemplate tx;
+    private final SecurityTokens tokens;
+
+    TokenIdentityAdoption(JdbcClient jdbc, TransactionTemplate tx, SecurityTokens tokens) {
+        this.jdbc = jdbc;
+        this.tx = tx;
+        this.tokens = tokens;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        Integer adopted = tx.execute(status -> adopt());
+        if (adopted != null && adopted > 0) {
+            log.info("adopted {} consumer(s), lease(s) and export(s) owned by positional token names for the "
+                    + "identities of the SECURITY_TOKENS entries at those positions", adopted);
+        }
+    }
+
+    /** @return rows adopted, or null when an earlier start adopted already */
+    private Integer adopt() {
+        jdbc.sql("LOCK TABLE token_identity_adoption IN EXCLUSIVE MODE").update();
+        if (jdbc.sql("SELECT count(*) FROM token_identity_adoption").query(Integer.class).single() > 0) {
+            return null;
+        }
+        int n = 0;
+        for (Map.Entry<String, String> e : tokens.positionalNames().entrySet()) {
+            for (String column : OWNER_COLUMNS) {
+                String[] tc = column.split("\\.");
+                n += jdbc.sql("UPDATE " + tc[0] + " SET " + tc[1] + " = ? WHERE " + tc[1] + " = ?")
+                        .params(e.getValue(), e.getKey()).update();
+            }
+        }
+        jdbc.sql("INSERT INTO token_identity_adoption (adopted) VALUES (?)").params(n).update();
+        return n;
+    }
+}
