@@ -8,7 +8,9 @@ import com.acme.catalog.contracts.ProblemCode;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.apache.catalina.core.StandardHost;
 import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
+import org.springframework.boot.tomcat.TomcatContextCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,7 +31,7 @@ import tools.jackson.databind.ObjectMapper;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@Import(ApiExceptionHandler.class)
+@Import({ApiExceptionHandler.class, CleanTextBodyAdvice.class})
 public class SharedWebConfiguration {
 
     /** Paths answered without a token, besides health and metrics. */
@@ -95,14 +97,38 @@ public class SharedWebConfiguration {
         return connector -> connector.setEncodedSolidusHandling("passthrough");
     }
 
+    /**
+     * What Tomcat refuses on its own (a {@code %00} or {@code %5C} in a path, a header over the size limit) is
+     * answered by the host's error report valve before any filter: problem+json there too, not Tomcat's HTML page.
+     */
+    @Bean
+    TomcatContextCustomizer problemJsonErrorReports() {
+        return context -> {
+            if (context.getParent() instanceof StandardHost host) {
+                host.setErrorReportValveClass(ProblemJsonErrorReportValve.class.getName());
+            }
+        };
+    }
+
+    /**
+     * The default cap of every body; services contribute the caps of exact routes as {@link BodyLimitFilter.RouteLimit}
+     * beans (the resolver's bootstrap import, its evidence intake, the product's inbox).
+     */
     @Bean
     FilterRegistrationBean<BodyLimitFilter> bodyLimitFilter(ObjectMapper json,
             @Value("${http.max-body-bytes:1048576}") long maxBody,
-            @Value("${http.max-import-bytes:268435456}") long maxImport,
             ObjectProvider<BodyLimitFilter.RouteLimit> routeLimits) {
-        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(maxBody,
-                Map.of("/bootstrap-import", maxImport), routeLimits.orderedStream().toList(), json));
+        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(maxBody, Map.of(),
+                routeLimits.orderedStream().toList(), json));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        return registration;
+    }
+
+    /** A {@code %00} in any query parameter is 400 before a controller runs ({@link QueryTextFilter}). */
+    @Bean
+    FilterRegistrationBean<QueryTextFilter> queryTextFilter(ObjectMapper json) {
+        var registration = new FilterRegistrationBean<>(new QueryTextFilter(json));
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 11);
         return registration;
     }
 }
