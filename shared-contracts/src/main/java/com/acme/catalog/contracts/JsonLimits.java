@@ -26,6 +26,12 @@ public final class JsonLimits {
     public static final int MAX_KEY_CHARS = 256;
     /** Members of one object inside attributes or rules (the object itself included). */
     public static final int MAX_MEMBERS = 1_000;
+    /**
+     * UTF-8 bytes of all string values of one item's {@code attributes} together, {@code name} counted twice: the
+     * product's search document ({@code tsvector}, at most 1 MiB in PostgreSQL, about twice its input at worst) is
+     * built from them and holds the name twice. Numbers, booleans and member names do not count.
+     */
+    public static final int MAX_TEXT_BYTES = 262_144;
     /** UTF-8 bytes of one event's stored wire (the envelope and payload the relay sends). */
     public static final int MAX_EVENT_WIRE_BYTES = 1_048_576;
     /**
@@ -46,6 +52,37 @@ public final class JsonLimits {
      */
     public static void checkValue(String field, JsonNode value) {
         walk(field, value, 1, true);
+    }
+
+    /**
+     * Checks an item's {@code attributes}: {@link #checkValue}, and the string text within {@link #MAX_TEXT_BYTES}.
+     *
+     * @throws ApiException {@code INVALID_BODY} naming the limit
+     */
+    public static void checkAttributes(JsonNode attributes) {
+        walk("attributes", attributes, 1, true);
+        long text = textBytes(attributes);
+        JsonNode name = attributes.get("name");
+        if (name != null && name.isString()) {
+            text += utf8Length(name.stringValue());
+        }
+        if (text > MAX_TEXT_BYTES) {
+            throw invalid("attributes hold " + text + " bytes of string text (name counted twice), over the limit "
+                    + "of " + MAX_TEXT_BYTES + " bytes");
+        }
+    }
+
+    private static long textBytes(JsonNode n) {
+        if (n.isString()) {
+            return utf8Length(n.stringValue());
+        }
+        long total = 0;
+        if (n.isContainer()) {
+            for (JsonNode c : n) {
+                total += textBytes(c);
+            }
+        }
+        return total;
     }
 
     /**
@@ -141,7 +178,8 @@ public final class JsonLimits {
 
     /**
      * Consumes the value at the parser's current token (as {@code skipChildren} would) and checks it as
-     * {@link #checkValue} does, without building it.
+     * {@link #checkValue} does, without building it, and its string text against half of {@link #MAX_TEXT_BYTES}
+     * (conservative: a caller that gets a problem back decides exactly on the built value).
      *
      * @return null when the value passes, else what is wrong
      */
@@ -154,9 +192,8 @@ public final class JsonLimits {
             return null;
         }
         int[] members = new int[MAX_DEPTH + 1];
-        boolean[] object = new boolean[MAX_DEPTH + 1];
         int depth = 1;
-        object[1] = t == JsonToken.START_OBJECT;
+        long[] text = new long[1];
         String problem = null;
         while (depth > 0) {
             t = p.nextToken();
@@ -177,7 +214,6 @@ public final class JsonLimits {
                     } else {
                         depth++;
                         members[depth] = 0;
-                        object[depth] = t == JsonToken.START_OBJECT;
                     }
                 }
                 case END_OBJECT, END_ARRAY -> depth--;
@@ -191,7 +227,15 @@ public final class JsonLimits {
                         problem = "holds a member name that " + textProblem(name);
                     }
                 }
-                case VALUE_STRING -> problem = stringProblem(p);
+                case VALUE_STRING -> {
+                    problem = stringProblem(p);
+                    // half the budget: a name counts twice, and the exact check is the judge
+                    text[0] += utf8Length(java.nio.CharBuffer.wrap(p.getStringCharacters(), p.getStringOffset(),
+                            p.getStringLength()));
+                    if (problem == null && text[0] > MAX_TEXT_BYTES / 2) {
+                        problem = "holds over " + MAX_TEXT_BYTES / 2 + " bytes of string text";
+                    }
+                }
                 default -> {
                     // numbers, booleans, null
                 }

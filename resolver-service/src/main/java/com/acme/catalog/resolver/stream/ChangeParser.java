@@ -28,7 +28,7 @@ public final class ChangeParser {
         requireObject(body, "body");
         JsonNode attributes = body.get("attributes");
         requireObject(attributes, "attributes");
-        JsonLimits.checkValue("attributes", attributes);
+        JsonLimits.checkAttributes(attributes);
         return new Change.UpsertItem(AggregateIds.require("itemId", itemId), attributes,
                 optionalRevision(body, "expectedRevision"));
     }

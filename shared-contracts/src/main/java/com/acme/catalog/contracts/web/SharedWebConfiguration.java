@@ -22,6 +22,7 @@ import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -33,6 +34,12 @@ import tools.jackson.databind.ObjectMapper;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Import({ApiExceptionHandler.class, CleanTextBodyAdvice.class})
 public class SharedWebConfiguration {
+
+    /** JSON only: no XML converter, and an {@code Accept} without JSON is 406 before any handler runs. */
+    @Bean
+    WebMvcConfigurer jsonOnlyMvc() {
+        return new JsonOnlyMvc();
+    }
 
     /** Paths answered without a token, besides health and metrics. */
     public record PublicPaths(List<String> patterns) {
@@ -85,7 +92,8 @@ public class SharedWebConfiguration {
     @Bean
     RequestRejectedHandler problemJsonRequestRejectedHandler(ObjectMapper json) {
         return (req, res, ex) -> Problems.write(res, json, ProblemCode.INVALID_ID,
-                "the request path was refused: " + ex.getMessage(), req.getRequestURI());
+                "the request path was refused: it holds an encoded '%', '/', '\\' or ';', a double slash, a dot "
+                        + "segment or a control character, which no id may contain", req.getRequestURI());
     }
 
     /**
