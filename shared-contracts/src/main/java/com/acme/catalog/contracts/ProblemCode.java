@@ -11,6 +11,8 @@ public enum ProblemCode {
     FORBIDDEN(403),
     NOT_FOUND(404),
     METHOD_NOT_ALLOWED(405),
+    /** The request's {@code Accept} excludes JSON; the problem itself is still problem+json. */
+    NOT_ACCEPTABLE(406),
     REVISION_CONFLICT(409),
     EPOCH_MISMATCH(409),
     EXPORT_NOT_READY(409),

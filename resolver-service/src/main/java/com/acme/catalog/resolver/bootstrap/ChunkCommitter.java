@@ -200,7 +200,7 @@ class ChunkCommitter {
 
         static Diagnosis of(SnapshotEvent e, RuntimeException ex) {
             String code = ex instanceof ApiException a ? a.code().name() : null;
-            return new Diagnosis(e.index(), e.id(), ChunkCommitter.sqlState(ex), code, rootMessage(ex));
+            return new Diagnosis(e.index(), e.id(), ChunkCommitter.sqlState(ex), code, publicMessage(ex));
         }
     }
 
@@ -214,7 +214,23 @@ class ChunkCommitter {
         return null;
     }
 
-    /** The message of the innermost cause with one: the database's own words for SQL failures. */
+    /**
+     * What a client may read of a failure: the outermost contract failure's own message, else the SQL state only
+     * (the database's words can carry values, table and constraint names, and go to the service log), else a
+     * pointer to the log. Never a Java type name.
+     */
+    static String publicMessage(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ApiException api && !(c instanceof ImportFailedException)) {
+                return api.getMessage();
+            }
+        }
+        String state = sqlState(t);
+        return state != null ? "the database refused the chunk (SQL state " + state + "); see the service log"
+                : "internal error; see the service log";
+    }
+
+    /** The message of the innermost cause with one: the database's own words, for the service log only. */
     static String rootMessage(Throwable t) {
         String message = t.getMessage();
         for (Throwable c = t.getCause(); c != null; c = c.getCause()) {

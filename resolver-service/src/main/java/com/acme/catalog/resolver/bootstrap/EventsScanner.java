@@ -11,6 +11,7 @@ import java.util.List;
 
 import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.EventType;
+import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
 
@@ -25,7 +26,9 @@ import tools.jackson.databind.node.ObjectNode;
  * an event on this fast path when the event is plainly well formed (each member once, of the expected JSON type,
  * every rule of {@link SnapshotEvent#from} met); anything else (a rule broken, a duplicate member, an
  * {@code expectedRevision}, an unusual number) is handed to {@link SnapshotEvent#from} itself on the event's bytes,
- * read again from the file, which accepts it or names the problem exactly as the writing pass would. So the two
+ * read again from the file, which accepts it or names the problem exactly as the writing pass would. Payloads are
+ * skipped through {@link JsonLimits#skipChecked}, so a value past a limit (or with a U+0000) is judged exactly too,
+ * and so is every event large enough that its wire could pass {@link JsonLimits#MAX_EVENT_WIRE_BYTES}. So the two
  * passes cannot disagree on a file: the fast path is only a cheaper way to reach the same verdict.
  */
 final class EventsScanner implements AutoCloseable {
@@ -53,7 +56,8 @@ final class EventsScanner implements AutoCloseable {
         return array.next((index, start) -> {
             Scanned fast = scanEnvelope(index);
             long bytes = array.offset() - start;
-            if (fast != null && bytes <= maxEventBytes) {
+            // a large event may become a wire over the limit: the exact path measures it
+            if (fast != null && bytes <= maxEventBytes && bytes <= SnapshotEvent.WIRE_SAFE_BYTES) {
                 return fast.withBytes(bytes);
             }
             return slow(index, start, bytes);
@@ -117,7 +121,7 @@ final class EventsScanner implements AutoCloseable {
                 default -> 0;
             };
             if (bit == 0) {
-                parser.skipChildren();
+                doubt |= JsonLimits.skipChecked(parser) != null;
                 continue;
             }
             if ((seen & bit) != 0) {
@@ -125,7 +129,10 @@ final class EventsScanner implements AutoCloseable {
             }
             seen |= bit;
             switch (bit) {
-                case 1 -> id = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                case 1 -> {
+                    id = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                    doubt |= JsonLimits.textProblem(id) != null;
+                }
                 case 2 -> spec = v == JsonToken.VALUE_STRING ? parser.getString() : null;
                 case 4 -> type = v == JsonToken.VALUE_STRING ? parser.getString() : null;
                 case 8 -> subject = v == JsonToken.VALUE_STRING ? parser.getString() : null;
@@ -194,7 +201,7 @@ final class EventsScanner implements AutoCloseable {
                 default -> 0;
             };
             if (bit == 0) {
-                parser.skipChildren();
+                d.doubt |= JsonLimits.skipChecked(parser) != null;
                 continue;
             }
             if ((seen & bit) != 0) {
@@ -205,7 +212,7 @@ final class EventsScanner implements AutoCloseable {
                 case ItemUpserted -> {
                     attributes = bit == 1 && v == JsonToken.START_OBJECT;
                     d.doubt |= bit == 2; // an expectedRevision has rules of its own: let the exact path judge
-                    parser.skipChildren();
+                    d.doubt |= JsonLimits.skipChecked(parser) != null;
                 }
                 case MappingUpserted -> {
                     String s = v == JsonToken.VALUE_STRING ? parser.getString() : null;
@@ -217,7 +224,7 @@ final class EventsScanner implements AutoCloseable {
                 }
                 case PolicyUpserted -> {
                     rules = v == JsonToken.START_OBJECT;
-                    parser.skipChildren();
+                    d.doubt |= JsonLimits.skipChecked(parser) != null;
                 }
                 case ReleasePublished -> {
                     if (bit == 1) {
@@ -274,7 +281,7 @@ final class EventsScanner implements AutoCloseable {
                     revision = v == JsonToken.VALUE_NUMBER_INT
                             && parser.getNumberType() == JsonParser.NumberType.INT ? parser.getIntValue() : 0;
                 } else {
-                    parser.skipChildren();
+                    ok &= JsonLimits.skipChecked(parser) == null;
                 }
             }
             if (itemId == null || revision < 1 || !validId(itemId)) {
@@ -289,7 +296,7 @@ final class EventsScanner implements AutoCloseable {
     }
 
     private static boolean text(String s) {
-        return s != null && !s.isEmpty() && s.length() <= 4096;
+        return s != null && !s.isEmpty() && s.length() <= 4096 && JsonLimits.textProblem(s) == null;
     }
 
     /** {@link AggregateIds#require}'s rule (1-128 characters of {@code [A-Za-z0-9._:-]}) without a regex. */

@@ -16,7 +16,7 @@ public class ImportFailedException extends ApiException {
     ImportFailedException(ImportReport report, int chunk, RuntimeException cause) {
         super(cause instanceof ApiException a ? a.code() : ProblemCode.INTERNAL,
                 "bootstrap import stopped at chunk " + chunk + " (" + report.committedEvents()
-                        + " events in earlier chunks stay committed): " + ChunkCommitter.rootMessage(cause),
+                        + " events in earlier chunks stay committed): " + ChunkCommitter.publicMessage(cause),
                 cause);
         this.report = report;
     }

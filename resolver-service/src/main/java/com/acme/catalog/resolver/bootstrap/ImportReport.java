@@ -129,7 +129,7 @@ public final class ImportReport {
         f.put("eventIds", ids);
         f.put("code", cause instanceof com.acme.catalog.contracts.ApiException a ? a.code().name() : null);
         f.put("sqlState", ChunkCommitter.sqlState(cause));
-        f.put("message", ChunkCommitter.rootMessage(cause));
+        f.put("message", ChunkCommitter.publicMessage(cause));
         if (diagnosis != null) {
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("index", diagnosis.index());

@@ -3,10 +3,12 @@ package com.acme.catalog.resolver.bootstrap;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.EventType;
 import com.acme.catalog.contracts.InvalidIdException;
+import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChangeParser;
+import com.acme.catalog.resolver.stream.WireBound;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -26,6 +28,12 @@ record SnapshotEvent(int index, String id, EventType type, String subject, int a
 
     static final String SPEC_VERSION = "1.0";
     static final int MAX_ID_LENGTH = 256;
+    /**
+     * An event of at most this many input bytes cannot become a wire over {@link JsonLimits#MAX_EVENT_WIRE_BYTES}:
+     * re-serialized, a payload grows at most 3-fold (a number such as {@code 1e6} is written {@code 1000000.0}; a
+     * release's item references come back once more as dependencies), plus the envelope. Larger events are measured.
+     */
+    static final long WIRE_SAFE_BYTES = (JsonLimits.MAX_EVENT_WIRE_BYTES - WireBound.ENVELOPE_BYTES) / 4;
 
     /**
      * @throws RejectedEventException {@code INVALID_BODY} for a malformed envelope, {@code INVALID_EVENT} for one
@@ -44,6 +52,11 @@ record SnapshotEvent(int index, String id, EventType type, String subject, int a
         }
         if (id == null) {
             throw invalidBody(index, null, "id must be a string of 1-" + MAX_ID_LENGTH + " characters");
+        }
+        try {
+            JsonLimits.checkText("the event", n);
+        } catch (ApiException e) {
+            throw invalidBody(index, JsonLimits.textProblem(id) == null ? id : null, e.getMessage());
         }
         if (!SPEC_VERSION.equals(text(n, "specversion"))) {
             throw invalidBody(index, id, "specversion must be \"" + SPEC_VERSION + "\"");
@@ -77,8 +90,17 @@ record SnapshotEvent(int index, String id, EventType type, String subject, int a
         Change change;
         try {
             change = toChange(type, subject, data);
+        } catch (JsonLimits.Refused e) {
+            throw invalidBody(index, id, e.getMessage());
         } catch (InvalidIdException | ApiException e) {
             throw invalidEvent(index, id, e.getMessage());
+        }
+        if (raw.bytes() > WIRE_SAFE_BYTES) {
+            long bound = WireBound.of(change);
+            if (bound > JsonLimits.MAX_EVENT_WIRE_BYTES) {
+                throw invalidBody(index, id, "would be up to %d bytes on the wire, over the limit of %d bytes"
+                        .formatted(bound, JsonLimits.MAX_EVENT_WIRE_BYTES));
+            }
         }
         return new SnapshotEvent(index, id, type, subject, version.intValue(), raw.bytes(), change);
     }

@@ -122,8 +122,9 @@ class ControlStore implements DisposableBean {
 
     /** The answer to a failed use of the store, naming it. */
     ApiException unavailable(Exception cause) {
-        return new ApiException(ProblemCode.CONTROL_STORE_UNAVAILABLE, "the control store (" + url
-                + ") cannot be reached: " + cause.getMessage(), cause);
+        // the driver's words name hosts and users: failed() logged them, the client gets none
+        return new ApiException(ProblemCode.CONTROL_STORE_UNAVAILABLE, "the control store cannot be reached; "
+                + "see the resolver's log", cause);
     }
 
     private synchronized void migrate() {

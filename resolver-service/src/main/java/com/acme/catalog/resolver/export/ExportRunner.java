@@ -85,9 +85,12 @@ class ExportRunner {
             outcome = ExportStatus.ABORTED;
             end(job, outcome, e.getMessage());
         } catch (RuntimeException | IOException e) {
-            end(job, ExportStatus.FAILED, e.toString());
+            // the database's or the object store's own words (and Java type names) go to the log only
+            log.warn("export {} of {} failed", job.exportId(), job.stream(), e);
+            end(job, ExportStatus.FAILED, "the export failed; see the resolver's log for export " + job.exportId());
         } catch (Error e) {
-            end(job, ExportStatus.FAILED, e.toString());
+            log.error("export {} of {} failed", job.exportId(), job.stream(), e);
+            end(job, ExportStatus.FAILED, "the export failed; see the resolver's log for export " + job.exportId());
             throw e;
         } finally {
             metrics.finished(job.stream(), outcome, System.nanoTime() - job.startedNanos());

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.EventWire;
+import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.outbox.RelayRepository.Due;
 import com.acme.catalog.resolver.outbox.RelayRepository.Event;
@@ -75,6 +76,7 @@ class OutboxRelay implements SmartLifecycle {
     private final Counter deliveredEvents;
     private final Counter failedDeliveries;
     private final Counter refusedDeliveries;
+    private final Counter oversizedEvents;
     private final Timer deliveryTime;
     private final Timer failedDeliveryTime;
     private final Timer deliveryLag;
@@ -104,6 +106,9 @@ class OutboxRelay implements SmartLifecycle {
         this.refusedDeliveries = Counter.builder("resolver.relay.refused.deliveries")
                 .description("deliveries not sent because the consumer's delivery URL is outside "
                         + "RELAY_ALLOWED_DELIVERY_URLS (each also counts as a failed delivery)").register(registry);
+        this.oversizedEvents = Counter.builder("resolver.relay.oversized.events")
+                .description("events whose wire is over the limit every consumer accepts (written before the limits;"
+                        + " sent alone, a consumer may refuse them)").register(registry);
         this.deliveryTime = deliveryTimer(registry, "delivered");
         this.failedDeliveryTime = deliveryTimer(registry, "failed");
         this.deliveryLag = Timer.builder("resolver.relay.lag")
@@ -309,22 +314,37 @@ class OutboxRelay implements SmartLifecycle {
     }
 
     /**
-     * Sends the longest prefix of {@code events} within the byte bound (at least one event).
+     * Sends the longest prefix of {@code events} within the byte bound (at least one event): the UTF-8 size of the
+     * whole body, digests and framing included, at most {@code relay.batch-bytes} and never over
+     * {@link JsonLimits#MAX_DELIVERY_BYTES}, the least every consumer's inbox accepts.
      *
      * @return the last position the consumer acknowledged, or -1 when the delivery failed
      */
     private long post(Due due, long after, List<Event> events) {
         StringBuilder body = new StringBuilder(64 * events.size()).append("{\"events\":[");
+        long bound = Math.min(props.batchBytes(), JsonLimits.MAX_DELIVERY_BYTES);
+        long bytes = body.length() + 2;
         long through = after;
         int count = 0;
         for (Event e : events) {
-            if (count > 0 && body.length() + e.wire().length() > props.batchBytes()) {
+            String element = EventWire.withDigest(e.wire(), e.chainDigest());
+            long size = JsonLimits.utf8Length(element);
+            if (count > 0 && bytes + 1 + size > bound) {
                 break;
             }
             if (count > 0) {
                 body.append(',');
+                bytes++;
             }
-            body.append(EventWire.withDigest(e.wire(), e.chainDigest()));
+            if (count == 0 && bytes + size > JsonLimits.MAX_DELIVERY_BYTES) {
+                oversizedEvents.increment();
+                log.error("event {} of {} epoch {} is {} bytes with its digest, over the delivery limit of {} bytes "
+                        + "(written before the limits of docs/writes.md): sent alone, consumer {} may refuse it",
+                        e.position(), due.stream(), due.epoch(), size, JsonLimits.MAX_DELIVERY_BYTES,
+                        due.consumerId());
+            }
+            body.append(element);
+            bytes += size;
             through = e.position();
             count++;
         }

@@ -5,12 +5,17 @@ import java.util.List;
 
 import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.resolver.stream.Change.ItemRef;
 
 import tools.jackson.databind.JsonNode;
 
-/** Turns request bodies into validated {@link Change}s; anything off is 400 before a lock is taken. */
+/**
+ * Turns request bodies into validated {@link Change}s; anything off is 400 before a lock is taken. Attributes and
+ * rules are held to {@link JsonLimits}; the size of the event a change becomes is checked where its wire is built
+ * ({@code EventAppender}).
+ */
 public final class ChangeParser {
 
     /** Upper bound on changes in one logical transaction. */
@@ -23,6 +28,7 @@ public final class ChangeParser {
         requireObject(body, "body");
         JsonNode attributes = body.get("attributes");
         requireObject(attributes, "attributes");
+        JsonLimits.checkAttributes(attributes);
         return new Change.UpsertItem(AggregateIds.require("itemId", itemId), attributes,
                 optionalRevision(body, "expectedRevision"));
     }
@@ -44,6 +50,7 @@ public final class ChangeParser {
         requireObject(body, "body");
         JsonNode rules = body.get("rules");
         requireObject(rules, "rules");
+        JsonLimits.checkValue("rules", rules);
         return new Change.UpsertPolicy(AggregateIds.require("policyId", policyId), rules);
     }
 
@@ -124,7 +131,7 @@ public final class ChangeParser {
         if (v == null || v.isEmpty() || v.length() > 4096) {
             throw invalid(field + " must be a string of 1-4096 characters");
         }
-        return v;
+        return JsonLimits.requireCleanText(field, v);
     }
 
     private static String textOrNull(JsonNode body, String field) {

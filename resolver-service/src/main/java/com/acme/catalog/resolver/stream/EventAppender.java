@@ -4,7 +4,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
+import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
+import com.acme.catalog.contracts.JsonLimits;
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;
 
@@ -72,9 +75,27 @@ final class EventAppender {
         e.put("occurredAt", occurredAt.toString());
         e.set("payload", payload);
         String wire = json.writeValueAsString(e);
+        requireDeliverable(wire, aggregateType, aggregateId);
         digest = ChainDigest.next(digest, wire);
         return new OutboxRow(start.epoch(), p, eventId, transactionId, ordinal, count, type, aggregateType,
                 aggregateId, revision, wire, digest, occurredAt);
+    }
+
+    /**
+     * The door of {@link JsonLimits#MAX_EVENT_WIRE_BYTES}: an event the product could not take in one delivery is
+     * refused before the position is taken for good (the transaction rolls back, 400 {@code INVALID_BODY}).
+     */
+    static void requireDeliverable(String wire, String aggregateType, String aggregateId) {
+        // a char is at most 3 UTF-8 bytes: only long wires need counting
+        if ((long) wire.length() * 3 <= JsonLimits.MAX_EVENT_WIRE_BYTES) {
+            return;
+        }
+        long bytes = JsonLimits.utf8Length(wire);
+        if (bytes > JsonLimits.MAX_EVENT_WIRE_BYTES) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "the event of %s %s would be %d bytes on the wire, over "
+                    .formatted(aggregateType, aggregateId, bytes) + "the limit of " + JsonLimits.MAX_EVENT_WIRE_BYTES
+                    + " bytes (envelope included)");
+        }
     }
 
     static UUID newEventId() {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.resolver.support.ResolverIT;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -105,7 +106,76 @@ class WriteBadInputIT extends ResolverIT {
                 c("unknown path", "GET", S + "/nothing-here", "w", null, 404, "NOT_FOUND"),
                 c("wrong method", "POST", S + "/items/sku-1", "w", ITEM, 405, "METHOD_NOT_ALLOWED"),
                 c("cursor of an unknown stream", "GET", "/v1/streams/acme/never/cursor", "op", null, 404,
-                        "NOT_FOUND"));
+                        "NOT_FOUND"),
+                // one past each limit of JsonLimits (the system test shows a write at each limit propagates)
+                c("attributes nested one level too deep", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":" + nested(JsonLimits.MAX_DEPTH + 1) + "}", 400, "INVALID_BODY"),
+                c("policy rules nested one level too deep", "PUT", S + "/policies/p-1", "w",
+                        "{\"rules\":" + nested(JsonLimits.MAX_DEPTH + 1) + "}", 400, "INVALID_BODY"),
+                c("attribute string one character too long", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":{\"s\":\"" + "x".repeat(JsonLimits.MAX_STRING_CHARS + 1) + "\"}}", 400,
+                        "INVALID_BODY"),
+                c("attribute name one character too long", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":{\"" + "k".repeat(JsonLimits.MAX_KEY_CHARS + 1) + "\":1}}", 400,
+                        "INVALID_BODY"),
+                c("attributes with one member too many", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":" + members(JsonLimits.MAX_MEMBERS + 1) + "}", 400, "INVALID_BODY"),
+                c("attribute text one byte over", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":" + text(JsonLimits.MAX_TEXT_BYTES + 1) + "}", 400, "INVALID_BODY"),
+                c("a body under the cap whose wire is over the limit", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":{\"n\":[" + "1e6,".repeat(240_000) + "1]}}", 400, "INVALID_BODY"),
+                c("the same in a transaction", "POST", S + "/transactions", "w",
+                        "{\"changes\":[{\"op\":\"upsertItem\",\"itemId\":\"sku-9\",\"attributes\":{\"n\":["
+                                + "1e6,".repeat(240_000) + "1]}}]}", 400, "INVALID_BODY"),
+                // the text rule: U+0000 and unpaired surrogates anywhere in a body or a query
+                c("NUL in an attribute value", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":{\"n\":\"a\\u0000b\"}}", 400, "INVALID_BODY"),
+                c("NUL in an attribute name", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":{\"a\\u0000\":1}}", 400, "INVALID_BODY"),
+                c("unpaired surrogate in an attribute value", "PUT", S + "/items/sku-2", "w",
+                        "{\"attributes\":{\"n\":\"a\\ud800b\"}}", 400, "INVALID_BODY"),
+                c("NUL in policy rules", "PUT", S + "/policies/p-1", "w",
+                        "{\"rules\":{\"r\":[\"\\u0000\"]}}", 400, "INVALID_BODY"),
+                c("NUL in a mapping source", "PUT", S + "/mappings/m-1", "w",
+                        "{\"source\":\"a\\u0000\",\"target\":\"b\"}", 400, "INVALID_BODY"),
+                c("unpaired surrogate in a mapping target", "PUT", S + "/mappings/m-1", "w",
+                        "{\"source\":\"a\",\"target\":\"\\udfff\"}", 400, "INVALID_BODY"),
+                c("NUL in a member of a transaction change", "POST", S + "/transactions", "w",
+                        "{\"changes\":[{\"op\":\"upsertItem\",\"itemId\":\"sku-9\",\"attributes\":{},"
+                                + "\"note\":\"\\u0000\"}]}", 400, "INVALID_BODY"),
+                c("NUL in a member of a release", "PUT", S + "/releases/r-1", "w",
+                        "{\"visibility\":\"PUBLIC\",\"items\":[],\"note\":\"\\u0000\"}", 400, "INVALID_BODY"),
+                c("NUL in a query parameter", "DELETE", S + "/items/sku-1?expectedRevision=%00", "w", null, 400,
+                        "INVALID_BODY"),
+                c("a query parameter that is no number", "DELETE", S + "/items/sku-1?expectedRevision=abc", "w", null,
+                        400, "INVALID_BODY"),
+                // the import's cap is on its exact route only
+                c("a write to an item named bootstrap-import over the body cap", "PUT",
+                        S + "/items/bootstrap-import", "w", "{\"attributes\":{\"blob\":\"" + "x".repeat(3 << 20)
+                                + "\"}}", 413, "PAYLOAD_TOO_LARGE"));
+    }
+
+    static String nested(int depth) {
+        return "{\"a\":".repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
+    }
+
+    static String members(int n) {
+        StringBuilder b = new StringBuilder("{");
+        for (int i = 0; i < n; i++) {
+            b.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":1");
+        }
+        return b.append('}').toString();
+    }
+
+    /** Attributes whose strings hold exactly {@code bytes} bytes (ASCII), each within the string limit. */
+    static String text(int bytes) {
+        StringBuilder b = new StringBuilder("{\"n\":0");
+        for (int i = 0; bytes > 0; i++) {
+            int n = Math.min(bytes, JsonLimits.MAX_STRING_CHARS);
+            b.append(",\"s").append(i).append("\":\"").append("x".repeat(n)).append('"');
+            bytes -= n;
+        }
+        return b.append('}').toString();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -119,7 +189,9 @@ class WriteBadInputIT extends ResolverIT {
         JsonNode problem = json.readTree(res.body());
         assertThat(problem.path("code").stringValue()).as(name).isEqualTo(code);
         assertThat(problem.path("status").intValue()).as(name).isEqualTo(status);
-        assertThat(problem.path("detail").stringValue()).as(name).isNotBlank();
+        assertThat(problem.path("detail").stringValue()).as(name).isNotBlank()
+                // no Java type names, no database text
+                .doesNotContainPattern("java\\.|Exception|PSQL|ERROR:|\\bInteger\\b|\\bLong\\b|\\bString\\b");
         assertThat(fingerprint()).as(name + ": database unchanged").isEqualTo(before);
     }
 

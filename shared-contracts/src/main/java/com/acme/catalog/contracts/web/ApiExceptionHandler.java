@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpMediaTypeNotAcceptableException;
 import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.MissingServletRequestParameterException;
@@ -61,10 +62,36 @@ public class ApiExceptionHandler {
         return Problems.response(ProblemCode.PAYLOAD_TOO_LARGE, e.getMessage(), req.getRequestURI());
     }
 
-    @ExceptionHandler({MissingServletRequestParameterException.class, MethodArgumentTypeMismatchException.class,
-            HttpMediaTypeNotSupportedException.class})
-    ResponseEntity<Map<String, Object>> badRequest(Exception e, HttpServletRequest req) {
-        return Problems.response(ProblemCode.INVALID_BODY, e.getMessage(), req.getRequestURI());
+    // Spring's own messages name Java types ("for method parameter type Integer"): each detail is written here
+
+    @ExceptionHandler(MissingServletRequestParameterException.class)
+    ResponseEntity<Map<String, Object>> missing(MissingServletRequestParameterException e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.INVALID_BODY, "query parameter " + e.getParameterName()
+                + " is required", req.getRequestURI());
+    }
+
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    ResponseEntity<Map<String, Object>> mismatch(MethodArgumentTypeMismatchException e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.INVALID_BODY, "parameter " + e.getName() + " has an invalid value",
+                req.getRequestURI());
+    }
+
+    @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
+    ResponseEntity<Map<String, Object>> unsupported(HttpMediaTypeNotSupportedException e, HttpServletRequest req) {
+        return Problems.response(ProblemCode.INVALID_BODY, "Content-Type " + e.getContentType()
+                + " is not supported; send application/json", req.getRequestURI());
+    }
+
+    /**
+     * An {@code Accept} without JSON (say {@code application/xml}): 406, the problem as problem+json all the same
+     * (its content type is set on the response, so negotiation does not apply again). No stack trace: the client
+     * asked for something this API does not make.
+     */
+    @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)
+    ResponseEntity<Map<String, Object>> notAcceptable(HttpMediaTypeNotAcceptableException e,
+            HttpServletRequest req) {
+        return Problems.response(ProblemCode.NOT_ACCEPTABLE, "this API answers application/json (and "
+                + "application/problem+json); the request's Accept allows neither", req.getRequestURI());
     }
 
     @ExceptionHandler(NoResourceFoundException.class)

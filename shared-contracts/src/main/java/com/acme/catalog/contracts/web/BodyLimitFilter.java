@@ -20,8 +20,9 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * Caps request bodies: a declared length over the cap is refused before reading, and a streamed body is cut
  * off when it passes the cap ({@link PayloadTooLargeException}, answered 413 {@code PAYLOAD_TOO_LARGE}).
- * Paths with a prefix in {@code overrides} get their own cap (bulk imports); a {@link RouteLimit} caps one
- * exact route (evidence intake).
+ * A path equal to a key of {@code overrides} gets its own cap; a {@link RouteLimit} caps one exact route by
+ * pattern (the bootstrap import, evidence intake, the product's inbox). Nothing matches by prefix or suffix: a
+ * writer's {@code PUT …/items/bootstrap-import} has the default cap.
  */
 public final class BodyLimitFilter extends OncePerRequestFilter {
 
@@ -63,10 +64,9 @@ public final class BodyLimitFilter extends OncePerRequestFilter {
                 return r.limit();
             }
         }
-        for (Map.Entry<String, Long> e : overrides.entrySet()) {
-            if (path.endsWith(e.getKey()) || path.startsWith(e.getKey())) {
-                return e.getValue();
-            }
+        Long exact = overrides.get(path);
+        if (exact != null) {
+            return exact;
         }
         return defaultLimit;
     }

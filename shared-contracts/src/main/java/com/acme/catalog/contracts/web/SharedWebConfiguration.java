@@ -8,7 +8,9 @@ import com.acme.catalog.contracts.ProblemCode;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.apache.catalina.core.StandardHost;
 import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
+import org.springframework.boot.tomcat.TomcatContextCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -20,6 +22,7 @@ import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -29,8 +32,14 @@ import tools.jackson.databind.ObjectMapper;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@Import(ApiExceptionHandler.class)
+@Import({ApiExceptionHandler.class, CleanTextBodyAdvice.class})
 public class SharedWebConfiguration {
+
+    /** JSON only: no XML converter, and an {@code Accept} without JSON is 406 before any handler runs. */
+    @Bean
+    WebMvcConfigurer jsonOnlyMvc() {
+        return new JsonOnlyMvc();
+    }
 
     /** Paths answered without a token, besides health and metrics. */
     public record PublicPaths(List<String> patterns) {
@@ -83,7 +92,8 @@ public class SharedWebConfiguration {
     @Bean
     RequestRejectedHandler problemJsonRequestRejectedHandler(ObjectMapper json) {
         return (req, res, ex) -> Problems.write(res, json, ProblemCode.INVALID_ID,
-                "the request path was refused: " + ex.getMessage(), req.getRequestURI());
+                "the request path was refused: it holds an encoded '%', '/', '\\' or ';', a double slash, a dot "
+                        + "segment or a control character, which no id may contain", req.getRequestURI());
     }
 
     /**
@@ -95,14 +105,38 @@ public class SharedWebConfiguration {
         return connector -> connector.setEncodedSolidusHandling("passthrough");
     }
 
+    /**
+     * What Tomcat refuses on its own (a {@code %00} or {@code %5C} in a path, a header over the size limit) is
+     * answered by the host's error report valve before any filter: problem+json there too, not Tomcat's HTML page.
+     */
+    @Bean
+    TomcatContextCustomizer problemJsonErrorReports() {
+        return context -> {
+            if (context.getParent() instanceof StandardHost host) {
+                host.setErrorReportValveClass(ProblemJsonErrorReportValve.class.getName());
+            }
+        };
+    }
+
+    /**
+     * The default cap of every body; services contribute the caps of exact routes as {@link BodyLimitFilter.RouteLimit}
+     * beans (the resolver's bootstrap import, its evidence intake, the product's inbox).
+     */
     @Bean
     FilterRegistrationBean<BodyLimitFilter> bodyLimitFilter(ObjectMapper json,
             @Value("${http.max-body-bytes:1048576}") long maxBody,
-            @Value("${http.max-import-bytes:268435456}") long maxImport,
             ObjectProvider<BodyLimitFilter.RouteLimit> routeLimits) {
-        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(maxBody,
-                Map.of("/bootstrap-import", maxImport), routeLimits.orderedStream().toList(), json));
+        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(maxBody, Map.of(),
+                routeLimits.orderedStream().toList(), json));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        return registration;
+    }
+
+    /** A {@code %00} in any query parameter is 400 before a controller runs ({@link QueryTextFilter}). */
+    @Bean
+    FilterRegistrationBean<QueryTextFilter> queryTextFilter(ObjectMapper json) {
+        var registration = new FilterRegistrationBean<>(new QueryTextFilter(json));
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 11);
         return registration;
     }
 }
