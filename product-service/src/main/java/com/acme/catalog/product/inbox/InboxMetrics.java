@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.GenerationCursor;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -15,8 +14,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * {@code product_applied_position}, {@code product_apply_lag_events}, {@code product_parked_events} (gauges of
- * the serving generation, set after each committed delivery and on every resync from the database) and
- * {@code product_old_epoch_deliveries_total}, per stream.
+ * the serving generation, set after each committed delivery and on every resync from the database), per stream
+ * ({@code product_old_epoch_deliveries_total} is counted by {@code epoch.OldEpochAudit}).
  */
 @Component
 class InboxMetrics {
@@ -41,14 +40,6 @@ class InboxMetrics {
     /** Records a committed cursor of a serving generation and its held-event count. */
     void observe(GenerationCursor c, long heldEvents) {
         streams.computeIfAbsent(c.stream(), this::register).observe(c, heldEvents);
-    }
-
-    void oldEpochDeliveries(StreamId s, int count) {
-        if (count > 0) {
-            Counter.builder("product.old.epoch.deliveries")
-                    .description("deliveries of an epoch older than the serving generation's, audited and ignored")
-                    .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry).increment(count);
-        }
     }
 
     private StreamGauges register(StreamId s) {

@@ -29,7 +29,7 @@ public class ResolverExportClient {
 
     /** The resolver answered 410: the lease or the cursor is gone, or the epoch changed. */
     public static final class GoneException extends RuntimeException {
-        GoneException(String message) {
+        public GoneException(String message) {
             super(message);
         }
     }
@@ -76,6 +76,20 @@ public class ResolverExportClient {
         JsonNode n = check("retention status", rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(),
                 s.catalog()).retrieve().toEntity(String.class));
         return new StreamStatus(n.path("epoch").longValue(), n.path("cursor").longValue());
+    }
+
+    /**
+     * The stream's current epoch as the resolver's epoch API reads it from the control store
+     * ({@code GET /v1/epochs/{t}/{c}}; 1 for a stream nobody wrote).
+     */
+    public long currentEpoch(StreamId s) {
+        JsonNode n = check("current epoch", rest.get().uri("/v1/epochs/{t}/{c}", s.tenant(), s.catalog()).retrieve()
+                .toEntity(String.class));
+        long epoch = n.path("epoch").longValue();
+        if (epoch < 1) {
+            throw new IllegalStateException("the epoch API answered no epoch for " + s + ": " + n);
+        }
+        return epoch;
     }
 
     public String createLease(StreamId s, long epoch, long ttlSeconds, String owner) {
