@@ -43,12 +43,15 @@ class EpochPoller {
             return;
         }
         for (GenerationCursor c : generations.servingCursors()) {
+            boolean raised = false;
             try {
-                epochs.learn(c.stream(), resolver.currentEpoch(c.stream()));
+                raised = epochs.learn(c.stream(), resolver.currentEpoch(c.stream()));
             } catch (RuntimeException e) {
                 log.debug("{}: could not read the current epoch: {}", c.stream(), e.toString());
             }
-            if (epochs.current(c.stream()) > c.epoch()) {
+            if (raised && epochs.current(c.stream()) > c.epoch()) {
+                worker.epochChanged(c.stream());
+            } else if (epochs.current(c.stream()) > c.epoch()) {
                 worker.trigger(c.stream(), RecoveryWorker.Trigger.EPOCH_MISMATCH);
             }
         }

@@ -129,6 +129,15 @@ public class RecoveryWorker implements SmartLifecycle {
         schedule(stream, why, why == Trigger.GAP ? gapGraceMs : 0);
     }
 
+    /**
+     * A new epoch was learnt for {@code stream}: the resolver answers again, so the backoff of failures from while it
+     * was away (a restore keeps it down for a while) no longer applies; a cycle runs at once and starts the rebuild.
+     */
+    public void epochChanged(StreamId stream) {
+        backoff(stream).succeeded();
+        schedule(stream, Trigger.EPOCH_MISMATCH, 0);
+    }
+
     private synchronized void schedule(StreamId stream, Trigger why, long delayMs) {
         if (!running) {
             return;
