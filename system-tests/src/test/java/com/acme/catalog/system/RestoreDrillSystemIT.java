@@ -40,10 +40,28 @@ class RestoreDrillSystemIT {
 
     @Test
     void aRestoredResolverIsFencedAndTheProductRebuildsItselfAtTheNewEpoch() throws Exception {
+        drill(false);
+    }
+
+    /**
+     * The restore lands after the last recorded high-water mark (marks recorded only hourly, the resolver killed
+     * with SIGKILL so it records nothing on the way down): the restored resolver's own check finds nothing; the
+     * product's recovery worker finds its applied position ahead of the resolver's cursor, reports it (the
+     * consumer's rollback signal), the resolver refuses writes with HISTORY_ROLLED_BACK and the product is BLOCKED
+     * with that reason. Then the same rotation and recovery.
+     */
+    @Test
+    void aRestoreAfterTheLastRecordedMarkIsCaughtByTheProductsPositionAhead() throws Exception {
+        drill(true);
+    }
+
+    private void drill(boolean afterLastMark) throws Exception {
         try (TwoServices sys = new TwoServices()) {
             Map<String, String> resolverEnv = Map.of("RELAY_ALLOWED_DELIVERY_URLS", sys.productUrl() + "/",
-                    "SPRING_APPLICATION_JSON", "{\"control\":{\"high-water-mark-interval\":\"PT0.2S\","
-                            + "\"rollback-check-interval\":\"PT2S\"}}");
+                    "SPRING_APPLICATION_JSON", afterLastMark
+                            ? "{\"control\":{\"high-water-mark-interval\":\"PT1H\",\"rollback-check-interval\":\"PT1H\"}}"
+                            : "{\"control\":{\"high-water-mark-interval\":\"PT0.2S\","
+                                    + "\"rollback-check-interval\":\"PT2S\"}}");
             sys.startResolver(resolverEnv);
             sys.startProduct(sys.resolverUrl(), Map.of("PRODUCT_STREAMS", T + "/" + C,
                     "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000},"
@@ -74,12 +92,22 @@ class RestoreDrillSystemIT {
             // an epoch-1 event the restore will lose, kept to replay it later
             Map<String, Object> lost = TwoServices.rows(sys.resolverDb, "SELECT wire, chain_digest FROM "
                     + "resolver.outbox WHERE epoch = 1 AND position = " + head).get(0);
-            // the control store has recorded the head (asynchronously): the restore lands behind its mark
-            await().atMost(Duration.ofSeconds(20)).until(() -> sys.ok("GET", sys.resolverUrl() + "/v1/epochs/" + T
-                    + "/" + C, "op", null).path("highWaterMark").longValue() == head);
+            String epochs = sys.resolverUrl() + "/v1/epochs/" + T + "/" + C;
+            if (afterLastMark) {
+                assertThat(sys.ok("GET", epochs, "op", null).path("highWaterMark").longValue())
+                        .as("no mark recorded since the dump").isLessThanOrEqualTo(dumped);
+            } else {
+                // the control store has recorded the head (asynchronously): the restore lands behind its mark
+                await().atMost(Duration.ofSeconds(20)).until(() -> sys.ok("GET", epochs, "op", null)
+                        .path("highWaterMark").longValue() == head);
+            }
 
             // 4. stop the resolver, restore the dump into a fresh database of the same name, start it
-            sys.resolver.close();
+            if (afterLastMark) {
+                sys.resolver.kill();
+            } else {
+                sys.resolver.close();
+            }
             long restoreStarted = System.nanoTime();
             admin(sys.resolverDb, "DROP DATABASE " + sys.resolverDb.name() + " WITH (FORCE)");
             admin(sys.resolverDb, "CREATE DATABASE " + sys.resolverDb.name());
@@ -89,7 +117,13 @@ class RestoreDrillSystemIT {
             long restoreDone = System.nanoTime();
             assertThat(position(sys)).as("the restored cursor").isEqualTo(dumped);
 
-            // 5. it refuses writes: its cursor is behind the control store's high-water mark
+            // 5. it refuses writes: its cursor is behind the control store's high-water mark, or (after the last
+            // mark) once the product reported its position ahead
+            if (afterLastMark) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> completeness(sys).path("reason").asString()
+                        .startsWith("HISTORY_ROLLED_BACK"));
+                assertThat(sys.ok("GET", epochs, "op", null).path("highWaterMark").longValue()).isLessThanOrEqualTo(dumped);
+            }
             TwoServices.Response refused = sys.call("PUT", s + "/items/refused", "w",
                     "{\"attributes\":{\"name\":\"Refused\"}}");
             assertThat(refused.status()).as(refused.body()).isEqualTo(503);
@@ -179,8 +213,8 @@ class RestoreDrillSystemIT {
             assertThat(sys.call("GET", catalog + "/items/post-0", null, null).status()).isEqualTo(404);
 
             double rto = (servingNewEpoch - restoreDone) / 1e9;
-            System.out.printf("restore drill: %d items restored, %d lost; restore %.1f s; RTO (restore done -> "
-                    + "product serving epoch 2) %.1f s%n", BEFORE, AFTER, (restoreDone - restoreStarted) / 1e9, rto);
+            System.out.printf("restore drill%s: %d items restored, %d lost; restore %.1f s; RTO (restore done -> "
+                    + "product serving epoch 2) %.1f s%n", afterLastMark ? " (after the last mark)" : "", BEFORE, AFTER, (restoreDone - restoreStarted) / 1e9, rto);
         }
     }
 

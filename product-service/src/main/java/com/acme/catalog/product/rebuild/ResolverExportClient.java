@@ -167,6 +167,26 @@ public class ResolverExportClient {
                 .contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(String.class));
     }
 
+    /**
+     * Reports {@code position} of {@code epoch} as the consumer's progress and tells what the resolver answered: the
+     * recovery worker sends it when the product holds a position ahead of the resolver's cursor, the rollback signal
+     * the resolver turns into {@code HISTORY_ROLLED_BACK} (docs/epochs.md).
+     *
+     * @return the problem code of a refusal (e.g. {@code HISTORY_ROLLED_BACK}), empty when it was accepted
+     */
+    public java.util.Optional<String> reportAhead(StreamId s, long epoch, long position) {
+        Map<String, Object> body = stream(s);
+        body.put("epoch", epoch);
+        body.put("position", position);
+        ResponseEntity<String> r = rest.put().uri("/v1/retention/consumers/{id}/progress", consumerId)
+                .contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(String.class);
+        if (!r.getStatusCode().isError()) {
+            return java.util.Optional.empty();
+        }
+        String code = r.getBody() == null ? "" : json.readTree(r.getBody()).path("code").asString();
+        return java.util.Optional.of(code.isEmpty() ? "HTTP " + r.getStatusCode().value() : code);
+    }
+
     private ResponseEntity<String> post(String path, Object body) {
         return rest.post().uri(path).contentType(MediaType.APPLICATION_JSON).body(body).retrieve()
                 .toEntity(String.class);

@@ -247,6 +247,9 @@ public class RecoveryWorker implements SmartLifecycle {
             throw new BlockedException("EPOCH_BEHIND: the resolver is at epoch " + source.epoch()
                     + " but the product serves epoch " + c.epoch());
         }
+        if (c.appliedPosition() > source.cursor()) {
+            aheadOfResolver(c, source);
+        }
         Optional<String> diverged = divergence.recorded(c.generationId()).or(() -> divergence.check(c));
         if (diverged.isPresent()) {
             return diverged(c, diverged.get());
@@ -278,6 +281,31 @@ public class RecoveryWorker implements SmartLifecycle {
         log.info("{}: recovery ({}) caught up {} event(s) in {} page(s) to {}", s, why, r.events(), r.pages(),
                 r.cursor() == null ? "?" : r.cursor().appliedPosition());
         return r.reachedHead() ? Outcome.CAUGHT_UP : Outcome.MORE;
+    }
+
+    /**
+     * The product applied a position the resolver's cursor (same epoch) is behind: it holds what the resolver's
+     * database no longer has (a restore) or never had (a forged delivery). The product reports that position, the
+     * consumer's rollback signal (docs/epochs.md "Rollback detection"): a resolver that answers
+     * {@code HISTORY_ROLLED_BACK} refuses writes until an operator rotates the epoch, and the stream is BLOCKED with
+     * that reason until then (a rebuild in the old epoch would be replaced after the rotation anyway). Otherwise the
+     * chain comparison decides (CHAIN_DIVERGED).
+     */
+    private void aheadOfResolver(GenerationCursor c, ResolverExportClient.StreamStatus source) {
+        Optional<String> refused;
+        try {
+            refused = resolver.reportAhead(c.stream(), c.epoch(), c.appliedPosition());
+        } catch (RuntimeException e) {
+            log.warn("{}: could not report position {} ahead of the resolver's cursor {}: {}", c.stream(),
+                    c.appliedPosition(), source.cursor(), e.toString());
+            return;
+        }
+        if (refused.isPresent() && refused.get().equals("HISTORY_ROLLED_BACK")) {
+            throw new BlockedException("HISTORY_ROLLED_BACK: the product applied position " + c.appliedPosition()
+                    + " of epoch " + c.epoch() + " but the resolver's cursor is at " + source.cursor()
+                    + ": its history was rolled back (a restore); an operator rotates the epoch, then the product "
+                    + "rebuilds (docs/runbooks/restore.md)");
+        }
     }
 
     /**
