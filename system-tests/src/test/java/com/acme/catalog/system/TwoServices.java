@@ -45,7 +45,12 @@ final class TwoServices implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
 
     void startResolver() throws Exception {
-        resolver = ServiceProcess.start("resolver-service", resolverPort, Map.of(
+        startResolver(Map.of());
+    }
+
+    /** Starts the resolver with {@code extra} environment variables on top of the defaults. */
+    void startResolver(Map<String, String> extra) throws Exception {
+        Map<String, String> env = new HashMap<>(Map.of(
                 "SPRING_DATASOURCE_URL", resolverDb.jdbcUrl(),
                 "SPRING_DATASOURCE_USERNAME", resolverDb.username(),
                 "CONTROL_DATASOURCE_URL", controlDb.jdbcUrl(),
@@ -55,6 +60,8 @@ final class TwoServices implements AutoCloseable {
                 "RELAY_ALLOWED_DELIVERY_URLS", productUrl() + "/v1/inbox/",
                 "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
                 "SECURITY_TOKENS", TOKENS));
+        env.putAll(extra);
+        resolver = ServiceProcess.start("resolver-service", resolverPort, env);
     }
 
     /** Starts the product; {@code resolverUrl} lets a test point its progress reports at nothing. */

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
+import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
@@ -39,16 +40,18 @@ public class CompletenessService {
     private final RebuildService rebuilds;
     private final RecoveryStatusRepository recovery;
     private final MeterRegistry meters;
+    private final StreamEpochs epochs;
     private final long heartbeatStaleMs;
     private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
 
     CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
-            RecoveryStatusRepository recovery, MeterRegistry meters,
+            RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
             @Value("${product.completeness.heartbeat-stale-ms:60000}") long heartbeatStaleMs) {
         this.repository = repository;
         this.rebuilds = rebuilds;
         this.recovery = recovery;
         this.meters = meters;
+        this.epochs = epochs;
         this.heartbeatStaleMs = heartbeatStaleMs;
     }
 
@@ -90,7 +93,13 @@ public class CompletenessService {
                 && Long.valueOf(g.epoch()).equals(worker.get().observedEpoch())) {
             boundary = Math.max(boundary, worker.get().observedBoundary());
         }
-        if (g.divergence() != null) {
+        long current = epochs.current(s);
+        if (current > g.epoch()) {
+            state = CompletenessState.BLOCKED;
+            reason = "EPOCH_CHANGED: the product serves epoch " + g.epoch() + " but the current epoch is " + current
+                    + (running ? "; rebuilding from an export of it (" + rebuild.get().phase() + ")"
+                            : "; the recovery worker rebuilds from an export of it");
+        } else if (g.divergence() != null) {
             state = CompletenessState.BLOCKED;
             reason = "CHAIN_DIVERGED: " + g.divergence() + (running ? "; rebuilding (" + rebuild.get().phase() + ")"
                     : "; a rebuild replaces the generation");

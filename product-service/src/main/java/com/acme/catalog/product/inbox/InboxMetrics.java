@@ -15,8 +15,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * {@code product_applied_position}, {@code product_apply_lag_events}, {@code product_parked_events} (gauges of
- * the serving generation, set after each committed delivery and on every resync from the database) and
- * {@code product_old_epoch_deliveries_total}, per stream.
+ * the serving generation, set after each committed delivery and on every resync from the database), per stream
+ * ({@code product_old_epoch_deliveries_total} is counted by {@code epoch.OldEpochAudit}).
  */
 @Component
 class InboxMetrics {
@@ -50,14 +50,6 @@ class InboxMetrics {
 
     void refusedUnknownStream() {
         refusedUnknownStream.increment();
-    }
-
-    void oldEpochDeliveries(StreamId s, int count) {
-        if (count > 0) {
-            Counter.builder("product.old.epoch.deliveries")
-                    .description("deliveries of an epoch older than the serving generation's, audited and ignored")
-                    .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry).increment(count);
-        }
     }
 
     private StreamGauges register(StreamId s) {

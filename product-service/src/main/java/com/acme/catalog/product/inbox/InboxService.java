@@ -6,6 +6,8 @@ import java.util.List;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.epoch.OldEpochAudit;
+import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
@@ -39,10 +41,13 @@ class InboxService {
     private final boolean autoStart;
     private final StreamAdmission admission;
     private final RecoverySignals signals;
+    private final StreamEpochs epochs;
 
     InboxService(TransactionTemplate tx, GenerationRepository generations, EventApplier applier,
             OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress, RecoverySignals signals,
-            @Value("${product.inbox.auto-start-streams:true}") boolean autoStart, StreamAdmission admission) {
+            StreamEpochs epochs, @Value("${product.inbox.auto-start-streams:true}") boolean autoStart,
+            StreamAdmission admission) {
+        this.epochs = epochs;
         this.signals = signals;
         this.tx = tx;
         this.generations = generations;
@@ -93,27 +98,32 @@ class InboxService {
 
     private Delivered deliverLocked(StreamId stream, List<IntegrationEvent> events) {
         long newest = events.stream().mapToLong(IntegrationEvent::epoch).max().orElseThrow();
-        GenerationCursor cursor = generations.lockServing(stream).orElseGet(() -> start(stream, newest));
-        if (newest > cursor.epoch()) {
+        long known = epochs.current(stream);
+        GenerationCursor cursor = generations.lockServing(stream)
+                .orElseGet(() -> start(stream, Math.max(newest, known)));
+        // the current epoch: the serving generation's, or the resolver's when it announced a newer one (the
+        // generation is then stale and being rebuilt; its own epoch's events must not be applied to it any more)
+        long current = Math.max(cursor.epoch(), known > cursor.epoch() ? epochs.currentInDatabase(stream) : 0);
+        if (newest > cursor.epoch() && newest >= current) {
             throw new ApiException(ProblemCode.EPOCH_MISMATCH, "%s serves epoch %d; events of epoch %d need a "
                     + "rebuild from that epoch's export first".formatted(stream, cursor.epoch(), newest));
         }
-        List<IntegrationEvent> current = new ArrayList<>(events.size());
+        List<IntegrationEvent> live = new ArrayList<>(events.size());
         int old = 0;
         for (IntegrationEvent e : events) {
-            if (e.epoch() < cursor.epoch()) {
-                oldEpochs.record(e, cursor.epoch());
+            if (e.epoch() < current) {
+                oldEpochs.record(e, current, OldEpochAudit.Source.DELIVERY);
                 old++;
             } else {
-                current.add(e);
+                live.add(e);
             }
         }
         ApplyResult result;
-        if (current.isEmpty()) {
+        if (live.isEmpty()) {
             result = new ApplyResult(cursor, List.of(), applier.heldEvents(cursor.generationId()));
             generations.saveCursor(cursor);
         } else {
-            result = applier.apply(cursor, current);
+            result = applier.apply(cursor, live);
         }
         GenerationCursor after = result.cursor();
         long held = result.heldEvents();
@@ -122,11 +132,11 @@ class InboxService {
             @Override
             public void afterCommit() {
                 metrics.observe(after, held);
-                metrics.oldEpochDeliveries(stream, oldCount);
+                oldEpochs.count(stream, OldEpochAudit.Source.DELIVERY, oldCount);
                 progress.offer(stream, after.epoch(), after.appliedPosition());
             }
         });
-        return new Delivered(after, merge(events, cursor.epoch(), result.outcomes()));
+        return new Delivered(after, merge(events, current, result.outcomes()));
     }
 
     /**

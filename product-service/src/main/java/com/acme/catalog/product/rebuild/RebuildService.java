@@ -24,6 +24,8 @@ import com.acme.catalog.contracts.export.EventPage;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportObjectReader;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
+import com.acme.catalog.product.epoch.OldEpochAudit;
+import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.inbox.ApplyResult;
 import com.acme.catalog.product.inbox.DeliveryParser;
 import com.acme.catalog.product.inbox.EventApplier;
@@ -98,6 +100,8 @@ public class RebuildService {
     private final WorkerLeases leases;
     private final ProgressReporter progress;
     private final Environment env;
+    private final StreamEpochs epochs;
+    private final OldEpochAudit audit;
     /** Rebuilds running in this process, with the shadow generation of their current attempt once loaded. */
     private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
     private volatile boolean stopping;
@@ -106,12 +110,15 @@ public class RebuildService {
             GenerationRetirer retirer, GenerationRepository generations, EventApplier applier, DeliveryParser parser,
             ObjectStore store, JdbcClient jdbc, PlatformTransactionManager tm, MeterRegistry meters,
             RebuildMetrics throughput, WorkerLeases leases, ProgressReporter progress, Environment env,
+            StreamEpochs epochs, OldEpochAudit audit,
             @Value("${product.rebuild.lease-ttl-seconds:120}") long leaseTtlSeconds,
             @Value("${product.rebuild.page-limit:1000}") int pageLimit,
             @Value("${product.rebuild.max-attempts:3}") int maxAttempts,
             @Value("${product.rebuild.poll-ms:200}") long pollMillis,
             @Value("${product.rebuild.workers:2}") int workers) {
         this.rebuilds = rebuilds;
+        this.epochs = epochs;
+        this.audit = audit;
         this.resolver = resolver;
         this.loader = loader;
         this.retirer = retirer;
@@ -370,6 +377,7 @@ public class RebuildService {
         void run() throws Exception {
             phase(id, stream, RebuildPhase.LEASING);
             epoch = resolver.epoch(stream);
+            epochs.learn(stream, epoch);
             leaseId = resolver.createLease(stream, epoch, leaseTtlSeconds, "product-rebuild-" + id);
             rebuilds.lease(id, leaseId);
 
@@ -378,6 +386,14 @@ public class RebuildService {
             rebuilds.export(id, exportId);
             String manifestKey = awaitReady(exportId);
             ExportManifest manifest = ExportObjectReader.manifest(store, manifestKey);
+            long current = epochs.current(stream);
+            if (manifest.epoch() < current) {
+                // an export of an epoch older than the current one is never loaded: audited, restarted
+                audit.recordExport(stream, manifest.epoch(), manifest.cursor(), current);
+                audit.count(stream, OldEpochAudit.Source.EXPORT, 1);
+                throw new ResolverExportClient.GoneException("export " + exportId + " is of epoch "
+                        + manifest.epoch() + ", older than the current epoch " + current);
+            }
             if (!manifest.tenant().equals(stream.tenant()) || !manifest.catalog().equals(stream.catalog())
                     || manifest.epoch() != epoch) {
                 throw new IllegalStateException("export " + exportId + " is of " + manifest.tenant() + "/"
@@ -579,6 +595,11 @@ public class RebuildService {
                     }
                 }
                 long h = shadow.chainPosition();
+                long current = epochs.currentInDatabase(stream);
+                if (current > epoch) {
+                    throw new ResolverExportClient.GoneException("the current epoch is " + current
+                            + ", this rebuild is of epoch " + epoch);
+                }
                 long parked = jdbc.sql(SQL_PARKED_AT_OR_BELOW).params(generation, h).query(Long.class).single();
                 if (parked > 0 || shadow.appliedPosition() != h) {
                     throw new IllegalStateException(parked + " event(s) at or below the target " + h

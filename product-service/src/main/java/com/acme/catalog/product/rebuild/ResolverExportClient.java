@@ -29,7 +29,7 @@ public class ResolverExportClient {
 
     /** The resolver answered 410: the lease or the cursor is gone, or the epoch changed. */
     public static final class GoneException extends RuntimeException {
-        GoneException(String message) {
+        public GoneException(String message) {
             super(message);
         }
     }
@@ -76,6 +76,20 @@ public class ResolverExportClient {
         JsonNode n = check("retention status", rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(),
                 s.catalog()).retrieve().toEntity(String.class));
         return new StreamStatus(n.path("epoch").longValue(), n.path("cursor").longValue());
+    }
+
+    /**
+     * The stream's current epoch as the resolver's epoch API reads it from the control store
+     * ({@code GET /v1/epochs/{t}/{c}}; 1 for a stream nobody wrote).
+     */
+    public long currentEpoch(StreamId s) {
+        JsonNode n = check("current epoch", rest.get().uri("/v1/epochs/{t}/{c}", s.tenant(), s.catalog()).retrieve()
+                .toEntity(String.class));
+        long epoch = n.path("epoch").longValue();
+        if (epoch < 1) {
+            throw new IllegalStateException("the epoch API answered no epoch for " + s + ": " + n);
+        }
+        return epoch;
     }
 
     public String createLease(StreamId s, long epoch, long ttlSeconds, String owner) {
@@ -151,6 +165,26 @@ public class ResolverExportClient {
         body.put("position", position);
         check("progress", rest.put().uri("/v1/retention/consumers/{id}/progress", consumerId)
                 .contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(String.class));
+    }
+
+    /**
+     * Reports {@code position} of {@code epoch} as the consumer's progress and tells what the resolver answered: the
+     * recovery worker sends it when the product holds a position ahead of the resolver's cursor, the rollback signal
+     * the resolver turns into {@code HISTORY_ROLLED_BACK} (docs/epochs.md).
+     *
+     * @return the problem code of a refusal (e.g. {@code HISTORY_ROLLED_BACK}), empty when it was accepted
+     */
+    public java.util.Optional<String> reportAhead(StreamId s, long epoch, long position) {
+        Map<String, Object> body = stream(s);
+        body.put("epoch", epoch);
+        body.put("position", position);
+        ResponseEntity<String> r = rest.put().uri("/v1/retention/consumers/{id}/progress", consumerId)
+                .contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(String.class);
+        if (!r.getStatusCode().isError()) {
+            return java.util.Optional.empty();
+        }
+        String code = r.getBody() == null ? "" : json.readTree(r.getBody()).path("code").asString();
+        return java.util.Optional.of(code.isEmpty() ? "HTTP " + r.getStatusCode().value() : code);
     }
 
     private ResponseEntity<String> post(String path, Object body) {

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.epoch.OldEpochAudit;
+import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.rebuild.Rebuild;
@@ -72,6 +74,8 @@ public class RecoveryWorker implements SmartLifecycle {
     private final ChainDivergence divergence;
     private final RecoveryStatusRepository status;
     private final MeterRegistry meters;
+    private final StreamEpochs epochs;
+    private final OldEpochAudit audit;
     private final Clock clock;
     private final boolean enabled;
     private final long intervalMs;
@@ -91,7 +95,8 @@ public class RecoveryWorker implements SmartLifecycle {
 
     RecoveryWorker(WorkerLeases leases, RebuildService rebuilds, ResolverExportClient resolver,
             GenerationRepository generations, ServingCatchUp catchUp, ChainDivergence divergence,
-            RecoveryStatusRepository status, MeterRegistry meters, Optional<Clock> clock,
+            RecoveryStatusRepository status, MeterRegistry meters, StreamEpochs epochs, OldEpochAudit audit,
+            Optional<Clock> clock,
             @Value("${product.recovery.enabled:true}") boolean enabled,
             @Value("${product.recovery.interval-ms:30000}") long intervalMs,
             @Value("${product.recovery.gap-grace-ms:2000}") long gapGraceMs,
@@ -107,6 +112,8 @@ public class RecoveryWorker implements SmartLifecycle {
         this.divergence = divergence;
         this.status = status;
         this.meters = meters;
+        this.epochs = epochs;
+        this.audit = audit;
         this.clock = clock.orElse(Clock.systemUTC());
         this.enabled = enabled;
         this.intervalMs = intervalMs;
@@ -120,6 +127,15 @@ public class RecoveryWorker implements SmartLifecycle {
     /** Asks for a cycle of {@code stream}; coalesces with one already due sooner and respects the backoff. */
     public void trigger(StreamId stream, Trigger why) {
         schedule(stream, why, why == Trigger.GAP ? gapGraceMs : 0);
+    }
+
+    /**
+     * A new epoch was learnt for {@code stream}: the resolver answers again, so the backoff of failures from while it
+     * was away (a restore keeps it down for a while) no longer applies; a cycle runs at once and starts the rebuild.
+     */
+    public void epochChanged(StreamId stream) {
+        backoff(stream).succeeded();
+        schedule(stream, Trigger.EPOCH_MISMATCH, 0);
     }
 
     private synchronized void schedule(StreamId stream, Trigger why, long delayMs) {
@@ -218,13 +234,21 @@ public class RecoveryWorker implements SmartLifecycle {
             return rebuild(s, "no serving generation");
         }
         GenerationCursor c = serving.get();
+        // the control store's current epoch (through the resolver's epoch API), then the resolver's cursor
+        long current = resolver.currentEpoch(s);
+        epochs.learn(s, current);
         ResolverExportClient.StreamStatus source = resolver.status(s);
-        if (source.epoch() > c.epoch()) {
-            return rebuild(s, "the resolver is at epoch " + source.epoch() + ", the product serves " + c.epoch());
+        long newest = Math.max(Math.max(current, source.epoch()), epochs.current(s));
+        if (newest > c.epoch()) {
+            discardHeld(c, newest);
+            return rebuild(s, "the current epoch is " + newest + ", the product serves " + c.epoch());
         }
         if (source.epoch() < c.epoch()) {
             throw new BlockedException("EPOCH_BEHIND: the resolver is at epoch " + source.epoch()
                     + " but the product serves epoch " + c.epoch());
+        }
+        if (c.appliedPosition() > source.cursor()) {
+            aheadOfResolver(c, source);
         }
         Optional<String> diverged = divergence.recorded(c.generationId()).or(() -> divergence.check(c));
         if (diverged.isPresent()) {
@@ -257,6 +281,43 @@ public class RecoveryWorker implements SmartLifecycle {
         log.info("{}: recovery ({}) caught up {} event(s) in {} page(s) to {}", s, why, r.events(), r.pages(),
                 r.cursor() == null ? "?" : r.cursor().appliedPosition());
         return r.reachedHead() ? Outcome.CAUGHT_UP : Outcome.MORE;
+    }
+
+    /**
+     * The product applied a position the resolver's cursor (same epoch) is behind: it holds what the resolver's
+     * database no longer has (a restore) or never had (a forged delivery). The product reports that position, the
+     * consumer's rollback signal (docs/epochs.md "Rollback detection"): a resolver that answers
+     * {@code HISTORY_ROLLED_BACK} refuses writes until an operator rotates the epoch, and the stream is BLOCKED with
+     * that reason until then (a rebuild in the old epoch would be replaced after the rotation anyway). Otherwise the
+     * chain comparison decides (CHAIN_DIVERGED).
+     */
+    private void aheadOfResolver(GenerationCursor c, ResolverExportClient.StreamStatus source) {
+        Optional<String> refused;
+        try {
+            refused = resolver.reportAhead(c.stream(), c.epoch(), c.appliedPosition());
+        } catch (RuntimeException e) {
+            log.warn("{}: could not report position {} ahead of the resolver's cursor {}: {}", c.stream(),
+                    c.appliedPosition(), source.cursor(), e.toString());
+            return;
+        }
+        if (refused.isPresent() && refused.get().equals("HISTORY_ROLLED_BACK")) {
+            throw new BlockedException("HISTORY_ROLLED_BACK: the product applied position " + c.appliedPosition()
+                    + " of epoch " + c.epoch() + " but the resolver's cursor is at " + source.cursor()
+                    + ": its history was rolled back (a restore); an operator rotates the epoch, then the product "
+                    + "rebuilds (docs/runbooks/restore.md)");
+        }
+    }
+
+    /**
+     * Held (parked or pending) events of a generation of an old epoch will never be applied: they go to the audit
+     * as PARKED, so completeness no longer waits for them.
+     */
+    private void discardHeld(GenerationCursor c, long current) {
+        int n = audit.discardHeld(c.generationId(), c.stream(), c.epoch(), current);
+        if (n > 0) {
+            audit.count(c.stream(), OldEpochAudit.Source.PARKED, n);
+            log.info("{}: discarded {} held event(s) of epoch {} into the old-epoch audit", c.stream(), n, c.epoch());
+        }
     }
 
     /** The serving generation's chain is not the resolver's: it is marked (BLOCKED, counted) and rebuilt. */

@@ -6,6 +6,8 @@ import java.util.List;
 import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.EventPage;
+import com.acme.catalog.product.epoch.OldEpochAudit;
+import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.inbox.DeliveryParser;
 import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.progress.ProgressReporter;
@@ -61,13 +63,18 @@ class ServingCatchUp {
     private final ProgressReporter progress;
     private final TransactionTemplate tx;
     private final int pageLimit;
+    private final StreamEpochs epochs;
+    private final OldEpochAudit audit;
     private final long leaseTtlSeconds;
 
     ServingCatchUp(ResolverExportClient resolver, GenerationRepository generations, EventApplier applier,
             DeliveryParser parser, WorkerLeases leases, ProgressReporter progress, PlatformTransactionManager tm,
+            StreamEpochs epochs, OldEpochAudit audit,
             @Value("${product.recovery.page-limit:1000}") int pageLimit,
             @Value("${product.recovery.resolver-lease-ttl-seconds:60}") long leaseTtlSeconds) {
         this.resolver = resolver;
+        this.epochs = epochs;
+        this.audit = audit;
         this.generations = generations;
         this.applier = applier;
         this.parser = parser;
@@ -126,6 +133,15 @@ class ServingCatchUp {
         List<IntegrationEvent> events = new ArrayList<>(splits.size());
         for (EventWire.Split split : splits) {
             events.add(parser.parseWire(split.wire(), split.chainDigest()));
+        }
+        long current = Math.max(read.epoch(), epochs.current(fence.stream()));
+        if (page.epoch() < current) {
+            // a page of an old epoch (the resolver answers 410 for one; a page read just before a rotation may
+            // still arrive): audited, never applied; the caller rebuilds from the current epoch
+            tx.executeWithoutResult(st -> events.forEach(e -> audit.record(e, current, OldEpochAudit.Source.PAGE)));
+            audit.count(fence.stream(), OldEpochAudit.Source.PAGE, events.size());
+            throw new ResolverExportClient.GoneException("a catch-up page of epoch " + page.epoch()
+                    + " arrived, the current epoch is " + current);
         }
         GenerationCursor after = tx.execute(st -> {
             GenerationCursor locked = generations.lockServing(fence.stream()).orElseThrow(

@@ -10,7 +10,11 @@ import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.serving.CatalogRepository.PublicItem;
+import com.acme.catalog.product.serving.CatalogRepository.Serving;
+
+import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -25,6 +29,9 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * Public catalog reads (no token): an item as its latest PUBLIC release names it, and full-text search over
  * public items. Each read resolves the serving pointer and reads that generation in one read-only snapshot.
+ * A generation of an epoch older than the stream's current one is stale (docs/epochs.md "The product"):
+ * {@code product.epochs.stale-serving=refuse} (default) answers 503 {@code STREAM_FENCED};
+ * {@code serve} answers it with a {@code Warning: 110} header.
  */
 @RestController
 @RequestMapping("/v1/catalog/{tenant}/{catalog}")
@@ -36,9 +43,19 @@ class CatalogController {
     private final TransactionTemplate readOnly;
     private final ObjectMapper json;
     private final int maxLimit;
+    private final StreamEpochs epochs;
+    private final boolean serveStale;
 
     CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, ObjectMapper json,
-            @Value("${product.serving.max-search-limit:100}") int maxLimit) {
+            StreamEpochs epochs, @Value("${product.serving.max-search-limit:100}") int maxLimit,
+            @Value("${product.epochs.stale-serving:refuse}") String staleServing) {
+        this.epochs = epochs;
+        this.serveStale = switch (staleServing) {
+            case "refuse" -> false;
+            case "serve" -> true;
+            default -> throw new IllegalArgumentException("product.epochs.stale-serving is refuse or serve, not '"
+                    + staleServing + "'");
+        };
         this.catalog = catalog;
         this.readOnly = Snapshots.readOnly(transactions);
         this.json = json;
@@ -47,11 +64,11 @@ class CatalogController {
 
     @GetMapping("/items/{itemId}")
     Map<String, Object> item(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
-            @PathVariable String itemId) {
+            @PathVariable String itemId, HttpServletResponse response) {
         StreamId s = new StreamId(tenant, catalogId);
         AggregateIds.require("itemId", itemId);
         PublicItem item = readOnly.execute(status -> catalog.servingGeneration(s)
-                .flatMap(g -> catalog.item(g, itemId)).orElse(null));
+                .flatMap(g -> catalog.item(fresh(s, g, response), itemId)).orElse(null));
         if (item == null) {
             throw new ApiException(ProblemCode.NOT_FOUND, "item " + itemId + " is not publicly released in " + s);
         }
@@ -64,7 +81,7 @@ class CatalogController {
 
     @GetMapping("/search")
     Map<String, Object> search(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
-            @RequestParam String q, @RequestParam(required = false) Integer limit) {
+            @RequestParam String q, @RequestParam(required = false) Integer limit, HttpServletResponse response) {
         StreamId s = new StreamId(tenant, catalogId);
         if (q.isBlank() || q.length() > 256) {
             throw new ApiException(ProblemCode.INVALID_BODY, "q must be 1-256 characters");
@@ -75,7 +92,7 @@ class CatalogController {
         }
         int capped = Math.min(n, maxLimit);
         List<PublicItem> found = readOnly.execute(status -> catalog.servingGeneration(s)
-                .map(g -> catalog.search(g, q, capped)).orElse(List.of()));
+                .map(g -> catalog.search(fresh(s, g, response), q, capped)).orElse(List.of()));
         List<Map<String, Object>> hits = new ArrayList<>(found.size());
         for (PublicItem item : found) {
             hits.add(view(item, true));
@@ -84,6 +101,24 @@ class CatalogController {
         out.put("hits", hits);
         out.put("limit", capped);
         return out;
+    }
+
+    /**
+     * The generation to read, if it may be served: refused (503 {@code STREAM_FENCED}) or marked stale with a
+     * {@code Warning} header when the stream's current epoch is above the generation's.
+     */
+    private long fresh(StreamId s, Serving g, HttpServletResponse response) {
+        long current = epochs.current(s);
+        if (current > g.epoch()) {
+            String why = "%s: the served data is of epoch %d, but the current epoch is %d (the resolver's history was "
+                    .formatted(s, g.epoch(), current) + "restored); the product is rebuilding from the new epoch";
+            if (!serveStale) {
+                throw new ApiException(ProblemCode.STREAM_FENCED, why);
+            }
+            response.setHeader("Warning", "110 product \"stale: epoch " + g.epoch() + " superseded by epoch "
+                    + current + "\"");
+        }
+        return g.generationId();
     }
 
     private Map<String, Object> view(PublicItem item, boolean withScore) {

@@ -13,7 +13,8 @@ import org.springframework.stereotype.Repository;
 class CatalogRepository {
 
     private static final String SQL_SERVING = """
-            SELECT generation_id FROM serving_generation WHERE tenant = ? AND catalog = ?
+            SELECT s.generation_id, g.epoch FROM serving_generation s JOIN generation g USING (generation_id)
+             WHERE s.tenant = ? AND s.catalog = ?
             """;
     private static final String SQL_ITEM = """
             SELECT item_id, revision, release_id, attributes::text AS attributes, 0::real AS score
@@ -34,8 +35,13 @@ class CatalogRepository {
         this.jdbc = jdbc;
     }
 
-    Optional<Long> servingGeneration(StreamId s) {
-        return jdbc.sql(SQL_SERVING).params(s.tenant(), s.catalog()).query(Long.class).optional();
+    Optional<Serving> servingGeneration(StreamId s) {
+        return jdbc.sql(SQL_SERVING).params(s.tenant(), s.catalog())
+                .query((rs, n) -> new Serving(rs.getLong(1), rs.getLong(2))).optional();
+    }
+
+    /** The serving generation of a stream and the epoch it holds. */
+    record Serving(long generationId, long epoch) {
     }
 
     Optional<PublicItem> item(long generation, String itemId) {

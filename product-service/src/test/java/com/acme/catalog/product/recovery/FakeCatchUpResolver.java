@@ -20,7 +20,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * The resolver as the recovery worker sees it, per catalog: retention status (epoch, cursor), leases, catch-up
+ * The resolver as the recovery worker sees it, per catalog: retention status (epoch, cursor), the epoch API, leases, catch-up
  * pages cut from a {@link ChainWriter} history, the chain digest at a position, progress reports. Each catalog can be told to answer the status
  * with a failure, catch-up with 410, or pages with a wrong digest. Exports are not served (503), so a rebuild the
  * worker starts fails at its export; tests only check that it started.
@@ -75,6 +75,14 @@ final class FakeCatchUpResolver implements AutoCloseable {
                     return;
                 }
                 answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"cursor\":" + s.events.size() + "}");
+            } else if (method.equals("GET") && path.startsWith("/v1/epochs/")) {
+                Stream s = stream(path.substring(path.lastIndexOf('/') + 1));
+                if (s.statusAnswer != 200) {
+                    answer(ex, s.statusAnswer, "{\"code\":\"INTERNAL\"}");
+                    return;
+                }
+                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"highWaterMark\":" + s.events.size()
+                        + ",\"history\":[]}");
             } else if (method.equals("POST") && path.equals("/v1/retention/leases")) {
                 answer(ex, 201, "{\"leaseId\":\"lease-" + leases.incrementAndGet() + "\"}");
             } else if (method.equals("POST") && path.endsWith("/renew")) {

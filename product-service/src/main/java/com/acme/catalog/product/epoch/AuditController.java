@@ -1,0 +1,46 @@
+package com.acme.catalog.product.epoch;
+
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Role;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code GET /v1/audit/old-epoch-deliveries?tenant=&catalog=&limit=} (role operator), newest first. */
+@RestController
+class AuditController {
+
+    static final int DEFAULT_LIMIT = 100;
+    static final int MAX_LIMIT = 1000;
+
+    private final OldEpochAudit audit;
+
+    AuditController(OldEpochAudit audit) {
+        this.audit = audit;
+    }
+
+    @GetMapping("/v1/audit/old-epoch-deliveries")
+    Map<String, Object> list(@RequestParam(required = false) String tenant,
+            @RequestParam(required = false) String catalog, @RequestParam(required = false) Integer limit) {
+        if (tenant != null) {
+            Access.require(tenant, Role.OPERATOR);
+        } else {
+            Access.require(Role.OPERATOR);
+            if (!Access.caller().tenants().isEmpty()) {
+                throw new ApiException(ProblemCode.FORBIDDEN, "a tenant-scoped token must name its tenant");
+            }
+        }
+        int n = limit == null ? DEFAULT_LIMIT : limit;
+        if (n < 1 || n > MAX_LIMIT) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "limit must be 1-" + MAX_LIMIT);
+        }
+        List<Map<String, Object>> out = audit.list(tenant, catalog, n).stream().map(OldEpochAudit::toJson).toList();
+        return Map.of("deliveries", out);
+    }
+}
