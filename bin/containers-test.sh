@@ -108,7 +108,6 @@ healthy "$PREFIX-resolver" 150
 # like compose's depends_on: the product starts once the resolver is healthy (it bootstraps PRODUCT_STREAMS)
 run "$PREFIX-product" "${common[@]}" -e SERVER_PORT="$PRODUCT_PORT" \
   -e SPRING_DATASOURCE_URL="$PG/product" \
-  -e CONTROL_DATASOURCE_URL="$PG/control" -e CONTROL_DATASOURCE_USERNAME=postgres -e CONTROL_DATASOURCE_PASSWORD=postgres \
   -e RESOLVER_URL="http://127.0.0.1:$RESOLVER_PORT" -e RESOLVER_TOKEN=c \
   -e PRODUCT_CONSUMER_ID=product-ct -e PRODUCT_DELIVERY_URL="http://127.0.0.1:$PRODUCT_PORT/v1/inbox/events" \
   -e PRODUCT_STREAMS=demo/shoes -e PRODUCT_INSTANCE_ID=product-ct-1 \
