@@ -135,23 +135,32 @@ done
 log "rebuild DONE"
 
 # ---------------------------------------------------------------- checksums
-checksums_equal() {
-  curl -sf -H 'Authorization: Bearer op' "$R/v1/streams/demo/shoes/state-checksum" >"$WORK/resolver.sum" &&
-  curl -sf -H 'Authorization: Bearer op' "$P/v1/streams/demo/shoes/projection-checksum" >"$WORK/product.sum" &&
-  python3 - "$WORK/resolver.sum" "$WORK/product.sum" <<'PY'
+checksums_equal() { # profile
+  curl -sf -H 'Authorization: Bearer op' "$R/v1/streams/demo/shoes/state-checksum?profile=$1" >"$WORK/resolver.sum" &&
+  curl -sf -H 'Authorization: Bearer op' "$P/v1/streams/demo/shoes/projection-checksum?profile=$1" >"$WORK/product.sum" &&
+  python3 - "$WORK/resolver.sum" "$WORK/product.sum" "$1" <<'PY'
 import json, sys
 r, p = (json.load(open(f)) for f in sys.argv[1:3])
 keys = ("epoch", "position", "profile", "tables")
-ok = all(r.get(k) == p.get(k) for k in keys) and r["tables"]
+ok = all(r.get(k) == p.get(k) for k in keys) and bool(r["tables"]) and r["profile"] == sys.argv[3]
 print("resolver", json.dumps({k: r.get(k) for k in keys}))
 print("product ", json.dumps({k: p.get(k) for k in keys}))
 sys.exit(0 if ok else 1)
 PY
 }
-for i in $(seq 1 20); do checksums_equal >"$WORK/sums.out" 2>&1 && break; sleep 1; done
-cat "$WORK/sums.out"
-checksums_equal >/dev/null 2>&1 || fail "the product's checksum differs from the resolver's"
-log "checksums equal"
+for profile in accepted-state-v1 public-view-v1; do
+  for i in $(seq 1 20); do checksums_equal "$profile" >"$WORK/sums.out" 2>&1 && break; sleep 1; done
+  cat "$WORK/sums.out"
+  checksums_equal "$profile" >/dev/null 2>&1 || fail "the product's $profile checksum differs from the resolver's"
+done
+log "checksums equal (accepted-state-v1, public-view-v1)"
+
+# both images serve their OpenAPI description without a token
+for base in "$R" "$P"; do
+  curl -sf "$base/v3/api-docs" | python3 -c 'import json,sys; assert json.load(sys.stdin)["openapi"].startswith("3.")' \
+    || fail "$base/v3/api-docs"
+done
+log "OpenAPI served by both"
 
 # ---------------------------------------------------------------- Prometheus: targets, rules, dashboards
 log "waiting for Prometheus to scrape both targets and evaluate the rules"
