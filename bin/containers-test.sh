@@ -17,6 +17,8 @@ S3_PORT=${CT_S3_PORT:-18090}
 RESOLVER_PORT=${CT_RESOLVER_PORT:-18081}
 PRODUCT_PORT=${CT_PRODUCT_PORT:-18082}
 PROM_PORT=${CT_PROM_PORT:-19090}
+# a service that is not healthy by then fails the test (its start takes 30-60 s on a quiet 2-core machine)
+HEALTH_TIMEOUT=${CT_HEALTH_TIMEOUT:-240}
 PREFIX=catalog-ct
 CONTAINERS=("$PREFIX-product" "$PREFIX-resolver" "$PREFIX-prometheus" "$PREFIX-s3" "$PREFIX-postgres")
 WORK=$(mktemp -d /tmp/catalog-ct.XXXXXX)
@@ -104,7 +106,7 @@ run "$PREFIX-prometheus" -v "$WORK/prometheus.yml:/etc/prometheus/prometheus.yml
   -v "$WORK/catalog-rules.yml:/etc/prometheus/catalog-rules.yml:ro" "localhost/catalog/prometheus:$TAG" \
   --config.file=/etc/prometheus/prometheus.yml --web.listen-address="127.0.0.1:$PROM_PORT"
 
-healthy "$PREFIX-resolver" 150
+healthy "$PREFIX-resolver" "$HEALTH_TIMEOUT"
 # like compose's depends_on: the product starts once the resolver is healthy (it bootstraps PRODUCT_STREAMS)
 run "$PREFIX-product" "${common[@]}" -e SERVER_PORT="$PRODUCT_PORT" \
   -e SPRING_DATASOURCE_URL="$PG/product" \
@@ -112,7 +114,7 @@ run "$PREFIX-product" "${common[@]}" -e SERVER_PORT="$PRODUCT_PORT" \
   -e PRODUCT_CONSUMER_ID=product-ct -e PRODUCT_DELIVERY_URL="http://127.0.0.1:$PRODUCT_PORT/v1/inbox/events" \
   -e PRODUCT_STREAMS=demo/shoes -e PRODUCT_INSTANCE_ID=product-ct-1 \
   "localhost/catalog/product-service:$TAG"
-healthy "$PREFIX-product" 150
+healthy "$PREFIX-product" "$HEALTH_TIMEOUT"
 
 # ---------------------------------------------------------------- the README's demo flow
 R="http://127.0.0.1:$RESOLVER_PORT"; P="http://127.0.0.1:$PRODUCT_PORT"; PROM="http://127.0.0.1:$PROM_PORT"
