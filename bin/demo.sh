@@ -32,28 +32,8 @@ start product-service 8082 SPRING_DATASOURCE_URL="$PG_URL/product" RESOLVER_URL=
   RESOLVER_TOKEN=c PRODUCT_CONSUMER_ID=product-demo PRODUCT_DELIVERY_URL=http://localhost:8082/v1/inbox/events \
   PRODUCT_STREAMS=demo/shoes
 
-api() { local method=$1 path=$2 body=${3:-}; shift 3 || true
-  curl -s -X "$method" -H "Authorization: Bearer ${TOKEN:-w}" -H 'Content-Type: application/json' \
-    ${body:+-d "$body"} "localhost:8081$path"; echo; }
-
-S=/v1/streams/demo/shoes
-echo "== writes"
-api PUT "$S/items/trail-1" '{"attributes":{"name":"Trail runner","price":120}}'
-echo "== the product registers as a consumer of demo/shoes (the relay then pushes events to its inbox)"
-TOKEN=c api POST /v1/retention/consumers '{"consumerId":"product-demo","tenant":"demo","catalog":"shoes","epoch":1,"deliveryUrl":"http://localhost:8082/v1/inbox/events"}'
-api PUT "$S/items/road-2" '{"attributes":{"name":"Road racer","price":150}}'
-api POST "$S/transactions" '{"changes":[{"op":"upsertMapping","mappingId":"color","source":"colour","target":"color"},{"op":"putRelease","releaseId":"spring","visibility":"PUBLIC","items":[{"itemId":"trail-1","revision":1},{"itemId":"road-2","revision":1}]}]}'
-echo "== cursor of demo/shoes"
-TOKEN=op api GET "$S/cursor"
-
-echo "== the product's public catalog (no token), once the relay has delivered"
-for _ in $(seq 1 30); do
-  curl -sf localhost:8082/v1/catalog/demo/shoes/items/trail-1 >/dev/null && break; sleep 1
-done
-curl -s localhost:8082/v1/catalog/demo/shoes/items/trail-1; echo
-curl -s "localhost:8082/v1/catalog/demo/shoes/search?q=racer"; echo
-echo "== retention status of demo/shoes"
-TOKEN=op api GET /v1/retention/streams/demo/shoes
+RESOLVER=http://localhost:8081 PRODUCT=http://localhost:8082 PRODUCT_CONSUMER_ID=product-demo \
+  PRODUCT_DELIVERY_URL=http://localhost:8082/v1/inbox/events bin/demo-flow.sh
 
 if [ "${DEMO_EXIT:-0}" = 1 ]; then exit 0; fi
 echo "== both services keep running; Ctrl-C stops them"

@@ -8,9 +8,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
-/** {@code resolver_export_seconds}: duration of each finished export, labelled by stream and outcome. */
+/**
+ * {@code resolver_export_seconds}: duration of each finished export, labelled by stream and outcome; a known
+ * stream's {@code READY} series exists (count 0) before its first export.
+ */
 @Component
-class ExportMetrics {
+public class ExportMetrics {
 
     private final MeterRegistry registry;
 
@@ -18,9 +21,18 @@ class ExportMetrics {
         this.registry = registry;
     }
 
+    /** Registers the stream's READY timer (count 0) if it is not yet. */
+    public void known(StreamId s) {
+        timer(s, ExportStatus.READY);
+    }
+
     void finished(StreamId s, ExportStatus outcome, long nanos) {
-        Timer.builder("resolver.export").description("snapshot export duration, request to READY/ABORTED/FAILED")
+        timer(s, outcome).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private Timer timer(StreamId s, ExportStatus outcome) {
+        return Timer.builder("resolver.export").description("snapshot export duration, request to READY/ABORTED/FAILED")
                 .tags("tenant", s.tenant(), "catalog", s.catalog(), "outcome", outcome.name())
-                .register(registry).record(nanos, TimeUnit.NANOSECONDS);
+                .register(registry);
     }
 }

@@ -1,12 +1,14 @@
 package com.acme.catalog.resolver.retention;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.export.ExportMetrics;
 import com.acme.catalog.resolver.stream.StreamMetrics;
 
 import io.micrometer.core.instrument.Counter;
@@ -26,16 +28,19 @@ class RetentionMetrics {
 
     private final MeterRegistry registry;
     private final StreamMetrics streamMetrics;
+    private final ExportMetrics exportMetrics;
     private final MultiGauge prunedThrough;
     private final MultiGauge retainedEvents;
     private final MultiGauge blocked;
     private final MultiGauge consumerLag;
     private final MultiGauge leasesActive;
+    private final MultiGauge leasesNextExpiry;
     private final Map<StreamId, Long> epochs = new ConcurrentHashMap<>();
 
-    RetentionMetrics(MeterRegistry registry, StreamMetrics streamMetrics) {
+    RetentionMetrics(MeterRegistry registry, StreamMetrics streamMetrics, ExportMetrics exportMetrics) {
         this.registry = registry;
         this.streamMetrics = streamMetrics;
+        this.exportMetrics = exportMetrics;
         this.prunedThrough = MultiGauge.builder("resolver.outbox.pruned.through")
                 .description("pruned-through P of the stream's open epoch").register(registry);
         this.retainedEvents = MultiGauge.builder("resolver.retention.retained.events")
@@ -47,6 +52,9 @@ class RetentionMetrics {
                 .description("cursor minus the consumer's durable position").register(registry);
         this.leasesActive = MultiGauge.builder("resolver.leases.active")
                 .description("live rebuild leases of the open epoch").register(registry);
+        this.leasesNextExpiry = MultiGauge.builder("resolver.leases.next.expiry.timestamp.seconds")
+                .description("expiry (Unix seconds) of the stream's soonest-expiring live lease; absent without "
+                        + "leases (alert: minus time() below a threshold)").register(registry);
     }
 
     /** Replaces every retention gauge with the given snapshots (one per stream); absent streams disappear. */
@@ -56,6 +64,7 @@ class RetentionMetrics {
         List<MultiGauge.Row<?>> blockedRows = new ArrayList<>();
         List<MultiGauge.Row<?>> lag = new ArrayList<>();
         List<MultiGauge.Row<?>> active = new ArrayList<>();
+        List<MultiGauge.Row<?>> nextExpiry = new ArrayList<>();
         for (RetentionStatus st : statuses) {
             Tags stream = Tags.of("tenant", st.stream().tenant(), "catalog", st.stream().catalog());
             pruned.add(MultiGauge.Row.of(stream, st.prunedThrough()));
@@ -69,6 +78,13 @@ class RetentionMetrics {
                 }
             }
             active.add(MultiGauge.Row.of(stream, st.leases().size()));
+            st.leases().stream().map(RetentionStatus.LeaseView::expiresAt).min(Comparator.naturalOrder())
+                    .ifPresent(at -> nextExpiry.add(MultiGauge.Row.of(stream, at.toEpochMilli() / 1000.0)));
+            // the stream's counters exist at 0 before their first increment (CONTRACT: registered at start)
+            prunedCounter(st.stream());
+            expiredCounter(st.stream());
+            streamMetrics.known(st.stream());
+            exportMetrics.known(st.stream());
             Long previousEpoch = epochs.put(st.stream(), st.epoch());
             if (previousEpoch != null && previousEpoch != st.epoch()) {
                 streamMetrics.resetPosition(st.stream(), st.cursor());
@@ -81,11 +97,21 @@ class RetentionMetrics {
         blocked.register(blockedRows, true);
         consumerLag.register(lag, true);
         leasesActive.register(active, true);
+        leasesNextExpiry.register(nextExpiry, true);
     }
 
     void pruned(StreamId s, long events) {
-        Counter.builder("resolver.outbox.pruned.events").description("outbox events deleted by the pruner")
-                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry).increment(events);
+        prunedCounter(s).increment(events);
+    }
+
+    private Counter prunedCounter(StreamId s) {
+        return Counter.builder("resolver.outbox.pruned.events").description("outbox events deleted by the pruner")
+                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry);
+    }
+
+    private Counter expiredCounter(StreamId s) {
+        return Counter.builder("resolver.leases.expired").description("leases that expired without being released")
+                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry);
     }
 
     /**
@@ -101,7 +127,6 @@ class RetentionMetrics {
     }
 
     void leaseExpired(StreamId s) {
-        Counter.builder("resolver.leases.expired").description("leases that expired without being released")
-                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry).increment();
+        expiredCounter(s).increment();
     }
 }

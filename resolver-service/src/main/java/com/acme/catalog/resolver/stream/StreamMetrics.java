@@ -62,6 +62,15 @@ public class StreamMetrics {
         }
     }
 
+    /**
+     * Registers the stream's write meters (counters at 0, empty histograms) if they are not yet: a stream known
+     * from the database shows {@code resolver_writes_total} and {@code resolver_write_seconds} before this
+     * instance's first write to it.
+     */
+    public void known(StreamId s) {
+        meters(s);
+    }
+
     /** Records a physical write transaction that rolled back. */
     public void failed(StreamId s, long nanos) {
         Meters m = meters(s);

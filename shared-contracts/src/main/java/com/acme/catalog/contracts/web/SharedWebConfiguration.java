@@ -7,6 +7,7 @@ import com.acme.catalog.contracts.ProblemCode;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.apache.catalina.core.StandardHost;
 import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
@@ -45,6 +46,16 @@ public class SharedWebConfiguration {
     public record PublicPaths(List<String> patterns) {
     }
 
+    /** The problem responses of every operation in the OpenAPI description, where springdoc is on the classpath. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springdoc.core.customizers.OpenApiCustomizer")
+    static class OpenApi {
+        @Bean
+        OpenApiProblems openApiProblems(List<PublicPaths> publicPaths) {
+            return new OpenApiProblems(publicPaths.stream().flatMap(p -> p.patterns().stream()).toList());
+        }
+    }
+
     @Bean
     SecurityTokens securityTokens(@Value("${security.tokens:}") String spec) {
         return SecurityTokens.parse(spec);
@@ -72,6 +83,9 @@ public class SharedWebConfiguration {
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .authorizeHttpRequests(a -> a
                         .requestMatchers("/actuator/health", "/actuator/health/**", "/actuator/prometheus", "/error")
+                        .permitAll()
+                        // the OpenAPI description and Swagger UI (springdoc): the API's shape, no data
+                        .requestMatchers("/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html", "/swagger-ui/**")
                         .permitAll()
                         .requestMatchers(open).permitAll()
                         .anyRequest().authenticated())

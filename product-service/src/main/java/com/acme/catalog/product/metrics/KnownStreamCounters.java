@@ -1,0 +1,57 @@
+package com.acme.catalog.product.metrics;
+
+import com.acme.catalog.contracts.StreamId;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * CONTRACT: every named metric is registered when its service starts, a counter at 0 before its first increment.
+ * {@code product_old_epoch_deliveries_total} is incremented by the inbox only when an old-epoch event arrives, so
+ * without this an alert on {@code increase(...)} could never see its first event (no series before it) and a
+ * dashboard shows "no data". This registers the counter (same name, tags and description as the inbox's, so the
+ * inbox increments this very counter) for every stream the product knows, shortly after start and then every
+ * {@code product.metrics.known-streams-ms} (a stream bootstrapped or rebuilt later gets it then).
+ */
+@Component
+class KnownStreamCounters {
+
+    private static final Logger log = LoggerFactory.getLogger(KnownStreamCounters.class);
+    private static final String SQL_STREAMS = """
+            SELECT tenant, catalog FROM serving_generation
+            UNION SELECT tenant, catalog FROM rebuild
+            """;
+
+    private final JdbcClient jdbc;
+    private final MeterRegistry registry;
+
+    KnownStreamCounters(JdbcClient jdbc, MeterRegistry registry) {
+        this.jdbc = jdbc;
+        this.registry = registry;
+    }
+
+    @Scheduled(initialDelayString = "${product.metrics.known-streams-initial-ms:500}",
+            fixedDelayString = "${product.metrics.known-streams-ms:10000}")
+    void register() {
+        try {
+            for (StreamId s : jdbc.sql(SQL_STREAMS)
+                    .query((rs, n) -> new StreamId(rs.getString(1), rs.getString(2))).list()) {
+                oldEpochDeliveries(registry, s);
+            }
+        } catch (RuntimeException e) {
+            log.warn("registering the known streams' counters failed; the next run retries", e);
+        }
+    }
+
+    /** The inbox's counter (the inbox registers it with these exact name, tags and description). */
+    static Counter oldEpochDeliveries(MeterRegistry registry, StreamId s) {
+        return Counter.builder("product.old.epoch.deliveries")
+                .description("deliveries of an epoch older than the serving generation's, audited and ignored")
+                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry);
+    }
+}

@@ -1,0 +1,52 @@
+package com.acme.catalog.resolver.retention;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+
+import com.acme.catalog.contracts.StreamId;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * CONTRACT: every named metric is registered when its service starts, a counter at 0 before its first increment.
+ * A stream this instance never wrote to, exported or leased (only its cursor row exists: another instance wrote
+ * it) shows its per-stream counters and histograms at 0 once the status refresh has seen it, so alerts on
+ * {@code increase(...)} see the first event and dashboards show 0 rather than "no data". The soonest lease's
+ * expiry is a gauge the LeaseExpiringSoon alert reads.
+ */
+@TestPropertySource(properties = {"retention.status.enabled=true", "retention.status.refresh-interval=PT0.3S"})
+class ContractMetersIT extends AbstractRetentionIT {
+
+    @Test
+    void aKnownStreamsCountersExistAtZeroBeforeTheirFirstIncrement() {
+        jdbc.sql("INSERT INTO stream_cursor (tenant, catalog, epoch, position) VALUES ('acme', 'm-known', 1, 0)")
+                .update();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String text = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+            for (String series : List.of("resolver_leases_expired_total", "resolver_outbox_pruned_events_total",
+                    "resolver_writes_total", "resolver_write_seconds_count", "resolver_export_seconds_count")) {
+                assertThat(text.lines().filter(l -> l.startsWith(series + "{") && l.contains("catalog=\"m-known\"")))
+                        .as(series).isNotEmpty().allMatch(l -> l.endsWith(" 0") || l.endsWith(" 0.0"));
+            }
+        });
+    }
+
+    @Test
+    void theSoonestLeasesExpiryIsAGauge() {
+        StreamId s = new StreamId("acme", "m-expiry");
+        write(s, 1);
+        Lease soon = retention.pinRetention(s, 1, Duration.ofSeconds(60), "soon");
+        retention.pinRetention(s, 1, Duration.ofSeconds(600), "later");
+        double expected = soon.expiresAt().toEpochMilli() / 1000.0;
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String text = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+            assertThat(text.lines().filter(l -> l.startsWith("resolver_leases_next_expiry_timestamp_seconds{")
+                    && l.contains("catalog=\"m-expiry\"")).map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))))
+                    .singleElement().satisfies(v -> assertThat(v).isCloseTo(expected, org.assertj.core.data.Offset.offset(0.01)));
+        });
+    }
+}

@@ -1,0 +1,118 @@
+package com.acme.catalog.resolver.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.acme.catalog.resolver.support.ResolverIT;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The resolver serves an OpenAPI 3 description without a token, with every endpoint of CONTRACT.md and, for each,
+ * its problem responses (application/problem+json with the stable codes), and a Swagger UI.
+ */
+class OpenApiIT extends ResolverIT {
+
+    /** CONTRACT.md "Resolver" and "Both" sections: method and path (variables renamed freely). */
+    static final List<String> CONTRACT = List.of(
+            "PUT /v1/streams/{tenant}/{catalog}/items/{itemId}",
+            "DELETE /v1/streams/{tenant}/{catalog}/items/{itemId}",
+            "PUT /v1/streams/{tenant}/{catalog}/mappings/{mappingId}",
+            "PUT /v1/streams/{tenant}/{catalog}/policies/{policyId}",
+            "PUT /v1/streams/{tenant}/{catalog}/releases/{releaseId}",
+            "POST /v1/streams/{tenant}/{catalog}/transactions",
+            "POST /v1/streams/{tenant}/{catalog}/review-cases",
+            "GET /v1/streams/{tenant}/{catalog}/review-cases",
+            "GET /v1/streams/{tenant}/{catalog}/review-cases/{caseId}",
+            "POST /v1/streams/{tenant}/{catalog}/review-cases/{caseId}/decisions",
+            "POST /v1/streams/{tenant}/{catalog}/extraction-runs",
+            "POST /v1/tenants/{tenant}/evidence",
+            "GET /v1/tenants/{tenant}/evidence/{artifactId}",
+            "GET /v1/tenants/{tenant}/evidence/{artifactId}/content",
+            "GET /v1/tenants/{tenant}/evidence-retention",
+            "POST /v1/evidence-retention/run",
+            "GET /v1/streams/{tenant}/{catalog}/cursor",
+            "GET /v1/streams/{tenant}/{catalog}/state-checksum",
+            "POST /v1/retention/consumers",
+            "PUT /v1/retention/consumers/{consumerId}/progress",
+            "DELETE /v1/retention/consumers/{consumerId}",
+            "POST /v1/retention/leases",
+            "POST /v1/retention/leases/{leaseId}/renew",
+            "DELETE /v1/retention/leases/{leaseId}",
+            "GET /v1/retention/streams/{tenant}/{catalog}",
+            "POST /v1/retention/prune",
+            "POST /v1/exports",
+            "GET /v1/exports/{exportId}",
+            "GET /v1/exports/{exportId}/manifest",
+            "GET /v1/exports/events",
+            "GET /v1/epochs/{tenant}/{catalog}",
+            "POST /v1/epochs/{tenant}/{catalog}/rotate",
+            "POST /v1/admin/maintenance",
+            "GET /v1/admin/maintenance",
+            "POST /v1/streams/{tenant}/{catalog}/bootstrap-import");
+
+    @Test
+    void everyContractEndpointIsDescribedWithItsProblemResponses() {
+        String text = client(null).get().uri("/v3/api-docs").retrieve().body(String.class);
+        JsonNode doc = JsonMapper.builder().build().readTree(text);
+        assertThat(doc.path("openapi").stringValue()).startsWith("3.");
+        List<String> missing = new ArrayList<>();
+        for (String endpoint : CONTRACT) {
+            JsonNode op = operation(doc, endpoint);
+            if (op == null) {
+                missing.add(endpoint);
+                continue;
+            }
+            assertThat(problemCodes(op, "400")).as(endpoint).contains("INVALID_ID", "INVALID_BODY");
+            assertThat(problemCodes(op, "401")).as(endpoint).containsExactly("UNAUTHENTICATED");
+            assertThat(problemCodes(op, "403")).as(endpoint).containsExactly("FORBIDDEN");
+        }
+        assertThat(missing).as("contract endpoints missing from /v3/api-docs").isEmpty();
+        // endpoint-specific codes of the contract
+        assertThat(problemCodes(operation(doc, "POST /v1/epochs/{tenant}/{catalog}/rotate"), "409"))
+                .contains("MAINTENANCE_REQUIRED");
+        assertThat(problemCodes(operation(doc, "GET /v1/exports/events"), "410"))
+                .contains("CURSOR_STALE", "LEASE_EXPIRED", "EPOCH_CHANGED");
+        assertThat(problemCodes(operation(doc, "GET /v1/exports/{exportId}/manifest"), "409"))
+                .contains("EXPORT_NOT_READY");
+        assertThat(problemCodes(operation(doc, "POST /v1/retention/leases/{leaseId}/renew"), "410"))
+                .contains("LEASE_EXPIRED");
+        assertThat(problemCodes(operation(doc, "PUT /v1/streams/{tenant}/{catalog}/items/{itemId}"), "409"))
+                .contains("REVISION_CONFLICT");
+        assertThat(problemCodes(operation(doc, "POST /v1/streams/{tenant}/{catalog}/transactions"), "503"))
+                .contains("MAINTENANCE", "STREAM_FENCED", "HISTORY_ROLLED_BACK");
+        assertThat(problemCodes(operation(doc, "POST /v1/streams/{tenant}/{catalog}/review-cases/{caseId}/decisions"),
+                "409")).contains("CASE_DECIDED");
+        assertThat(problemCodes(operation(doc, "GET /v1/exports/{exportId}"), "404")).contains("NOT_FOUND");
+        assertThat(doc.path("components").path("schemas").path("Problem").path("properties").path("code")
+                .path("enum").toString()).contains("HISTORY_ROLLED_BACK");
+
+        assertThat(client(null).get().uri("/swagger-ui/index.html").retrieve().toEntity(String.class).getStatusCode()
+                .value()).isEqualTo(200);
+    }
+
+    /** The operation for "METHOD /path", matching path variables by position whatever their names; null if none. */
+    static JsonNode operation(JsonNode doc, String endpoint) {
+        String method = endpoint.substring(0, endpoint.indexOf(' ')).toLowerCase();
+        String path = endpoint.substring(endpoint.indexOf(' ') + 1).replaceAll("\\{[^}]+}", "{}");
+        for (var e : doc.path("paths").properties()) {
+            if (e.getKey().replaceAll("\\{[^}]+}", "{}").equals(path) && e.getValue().has(method)) {
+                return e.getValue().get(method);
+            }
+        }
+        return null;
+    }
+
+    static List<String> problemCodes(JsonNode op, String status) {
+        JsonNode r = op.path("responses").path(status);
+        assertThat(r.path("content").has("application/problem+json")).as("%s problem+json in %s", status, op)
+                .isTrue();
+        List<String> codes = new ArrayList<>();
+        r.path("x-problem-codes").forEach(c -> codes.add(c.stringValue()));
+        return codes;
+    }
+}

@@ -1,0 +1,64 @@
+package com.acme.catalog.system.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The dashboards of docs/grafana/: stable, unique UIDs and titles, unique panel ids, every panel with a query on
+ * the Prometheus datasource variable, and together they cover the issue's views (retention lag, live propagation,
+ * rebuilds, completeness). Their queries are run against a live Prometheus by bin/containers-test.sh.
+ */
+class DashboardsTest {
+
+    static final Path DIR = Path.of("..", "docs", "grafana");
+    /** UIDs are links operators keep: never change one. */
+    static final Set<String> UIDS = Set.of("resolver-retention", "catalog-live-propagation", "catalog-rebuilds");
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void dashboardsHaveStableUidsAndQueryTheContractMetrics() throws IOException {
+        Set<String> uids = new HashSet<>();
+        StringBuilder exprs = new StringBuilder();
+        List<Path> files;
+        try (Stream<Path> s = Files.list(DIR)) {
+            files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+        }
+        for (Path f : files) {
+            // JSON is YAML: no second parser needed
+            Map<String, Object> d = new Yaml().load(Files.readString(f));
+            assertThat(uids.add((String) d.get("uid"))).as("unique uid in " + f).isTrue();
+            Set<Object> ids = new HashSet<>();
+            for (Map<String, Object> p : (List<Map<String, Object>>) d.get("panels")) {
+                assertThat(ids.add(p.get("id"))).as(f + " panel id " + p.get("id")).isTrue();
+                if ("row".equals(p.get("type"))) {
+                    continue;
+                }
+                List<Map<String, Object>> targets = (List<Map<String, Object>>) p.get("targets");
+                assertThat(targets).as(f + " " + p.get("title")).isNotEmpty();
+                for (Map<String, Object> t : targets) {
+                    exprs.append(t.get("expr")).append('\n');
+                    assertThat(String.valueOf(((Map<String, Object>) t.get("datasource")).get("uid")))
+                            .isEqualTo("${datasource}");
+                }
+            }
+        }
+        assertThat(uids).containsExactlyInAnyOrderElementsOf(UIDS);
+        for (String metric : List.of("product_apply_lag_events", "resolver_relay_delivered_events_total",
+                "resolver_relay_failed_deliveries_total", "resolver_write_seconds_bucket", "product_rebuild_phase",
+                "product_rebuild_load_rows_per_second", "product_rebuild_catchup_events_per_second",
+                "product_completeness_state", "product_old_epoch_deliveries_total", "resolver_retention_blocked")) {
+            assertThat(exprs.toString()).as("a panel queries " + metric).contains(metric);
+        }
+    }
+}
