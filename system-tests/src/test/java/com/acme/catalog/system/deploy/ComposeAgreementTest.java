@@ -35,11 +35,6 @@ class ComposeAgreementTest {
      */
     static final Set<String> LIBRARY_READ = Set.of("SERVER_PORT", "SERVER_ADDRESS", "SPRING_DATASOURCE_URL",
             "SPRING_DATASOURCE_USERNAME", "SPRING_DATASOURCE_PASSWORD", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
-    /**
-     * CONTRACT-named variables another change is adding (the relay's delivery allowlist): passed already so the
-     * deployment does not break when the resolver starts requiring it. Remove from here once the resolver reads it.
-     */
-    static final Set<String> PENDING = Set.of("RELAY_ALLOWED_DELIVERY_URLS");
 
     @SuppressWarnings("unchecked")
     static Map<String, Object> compose() throws IOException {
@@ -140,7 +135,6 @@ class ComposeAgreementTest {
             Set<String> read = new TreeSet<>(configured(e.getValue()));
             read.addAll(LIBRARY_READ);
             read.addAll(objectStore);
-            read.addAll(PENDING);
             assertThat(read).as("%s reads every variable compose and the container test set", e.getKey())
                     .containsAll(compose).containsAll(test);
         }
