@@ -59,6 +59,16 @@ class HostileRequestIT extends ResolverIT {
     }
 
     @Test
+    void scrapersKeepTheirOwnAcceptAndTheRelaysOversizeCounterIsThere() throws Exception {
+        for (String accept : new String[] {"text/plain;version=0.0.4", "application/openmetrics-text;version=1.0.0"}) {
+            Raw res = send("GET /actuator/prometheus HTTP/1.1\r\nHost: localhost\r\nAccept: " + accept
+                    + "\r\nConnection: close\r\n\r\n");
+            assertThat(res.status()).as(accept).isEqualTo(200);
+            assertThat(res.body()).as(accept).contains("resolver_relay_oversized_events_total");
+        }
+    }
+
+    @Test
     void tomcatsOwnRefusalsAnswerProblemJson() throws Exception {
         for (String path : new String[] {"/v1/streams/acme/sh%00oes/cursor", "/v1/streams/acme/sh%5Coes/cursor",
                 "/v1/streams/acme/shoes/items/a%5C..%5Cb"}) {
