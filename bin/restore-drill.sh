@@ -90,15 +90,20 @@ release() { ok PUT "$R/v1/streams/$T/$C/releases/$1" w \
 cursor() { ok GET "$R/v1/streams/$T/$C/cursor" op | jq -r .position; }
 completeness() { ok GET "$P/v1/projection-completeness?tenant=$T&catalog=$C" op; }
 
-# waits until the product's checksums equal the resolver's under both profiles (at the resolver's head)
-converged() { local deadline=$(( $(date +%s) + ${1:-600} )) profile a b ok
+# waits until the product has processed the resolver's head (completeness, cheap), then until its checksums equal
+# the resolver's under both profiles
+converged() { local deadline=$(( $(date +%s) + ${1:-1800} )) profile a b ok head epoch
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    head=$(api GET "$R/v1/streams/$T/$C/cursor" op | jq -r '"\(.epoch) \(.position)"')
+    [ "$(completeness | jq -r '"\(.epoch) \(.verifiedThrough)"')" = "$head" ] && break; sleep 0.5
+  done
   while [ "$(date +%s)" -lt "$deadline" ]; do ok=1
     for profile in accepted-state-v1 public-view-v1; do
       a=$(api GET "$R/v1/streams/$T/$C/state-checksum?profile=$profile" op | jq -cS "{epoch,position,tables}")
       b=$(api GET "$P/v1/streams/$T/$C/projection-checksum?profile=$profile" op | jq -cS "{epoch,position,tables}" 2>/dev/null || true)
       [ -n "$b" ] && [ "$a" = "$b" ] || ok=0
     done
-    [ $ok = 1 ] && return 0; sleep 0.5
+    [ $ok = 1 ] && return 0; sleep 2
   done
   log "not converged: resolver $a"; log "not converged: product  $b"; return 1; }
 

@@ -47,8 +47,9 @@ class RestoreDrillSystemIT {
      * The restore lands after the last recorded high-water mark (marks recorded only hourly, the resolver killed
      * with SIGKILL so it records nothing on the way down): the restored resolver's own check finds nothing; the
      * product's recovery worker finds its applied position ahead of the resolver's cursor, reports it (the
-     * consumer's rollback signal), the resolver refuses writes with HISTORY_ROLLED_BACK and the product is BLOCKED
-     * with that reason. Then the same rotation and recovery.
+     * consumer's rollback signal), the resolver refuses writes with HISTORY_ROLLED_BACK and the product marks its
+     * generation diverged with that reason (BLOCKED, replaced by a rebuild). Then the same rotation and recovery.
+     * Without the product's report the restored resolver accepts writes into positions the product applied.
      */
     @Test
     void aRestoreAfterTheLastRecordedMarkIsCaughtByTheProductsPositionAhead() throws Exception {
@@ -56,16 +57,19 @@ class RestoreDrillSystemIT {
     }
 
     private void drill(boolean afterLastMark) throws Exception {
-        try (TwoServices sys = new TwoServices()) {
+        try (TwoServices sys = new TwoServices(); CuttableProxy control = new CuttableProxy("127.0.0.1", 5432)) {
+            String controlUrl = sys.controlDb.jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + control.port() + "/");
             Map<String, String> resolverEnv = Map.of("RELAY_ALLOWED_DELIVERY_URLS", sys.productUrl() + "/",
+                    "CONTROL_DATASOURCE_URL", controlUrl,
                     "SPRING_APPLICATION_JSON", afterLastMark
                             ? "{\"control\":{\"high-water-mark-interval\":\"PT1H\",\"rollback-check-interval\":\"PT1H\"}}"
                             : "{\"control\":{\"high-water-mark-interval\":\"PT0.2S\","
-                                    + "\"rollback-check-interval\":\"PT2S\"}}");
+                                    + "\"rollback-check-interval\":\"PT2S\",\"grace\":\"PT2S\"}}");
             sys.startResolver(resolverEnv);
             sys.startProduct(sys.resolverUrl(), Map.of("PRODUCT_STREAMS", T + "/" + C,
                     "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000},"
-                            + "\"recovery\":{\"interval-ms\":1000},\"epochs\":{\"poll-ms\":500}}}"));
+                            + "\"recovery\":{\"interval-ms\":1000,\"max-backoff-ms\":5000},"
+                            + "\"epochs\":{\"poll-ms\":500}}}"));
             String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
             String catalog = sys.productUrl() + "/v1/catalog/" + T + "/" + C;
 
@@ -120,8 +124,9 @@ class RestoreDrillSystemIT {
             // 5. it refuses writes: its cursor is behind the control store's high-water mark, or (after the last
             // mark) once the product reported its position ahead
             if (afterLastMark) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> completeness(sys).path("reason").asString()
-                        .startsWith("HISTORY_ROLLED_BACK"));
+                // the product's worker found its position ahead, reported it, and the resolver confirmed
+                await().atMost(Duration.ofSeconds(90)).until(() -> TwoServices.scalar(sys.productDb, "SELECT count(*) "
+                        + "FROM product.generation WHERE divergence LIKE '%confirmed HISTORY_ROLLED_BACK%'") == 1);
                 assertThat(sys.ok("GET", epochs, "op", null).path("highWaterMark").longValue()).isLessThanOrEqualTo(dumped);
             }
             TwoServices.Response refused = sys.call("PUT", s + "/items/refused", "w",
@@ -212,10 +217,53 @@ class RestoreDrillSystemIT {
                     .isEmpty();
             assertThat(sys.call("GET", catalog + "/items/post-0", null, null).status()).isEqualTo(404);
 
+            if (!afterLastMark) {
+                controlStoreOutage(sys, control);
+            }
+
             double rto = (servingNewEpoch - restoreDone) / 1e9;
             System.out.printf("restore drill%s: %d items restored, %d lost; restore %.1f s; RTO (restore done -> "
                     + "product serving epoch 2) %.1f s%n", afterLastMark ? " (after the last mark)" : "", BEFORE, AFTER, (restoreDone - restoreStarted) / 1e9, rto);
         }
+    }
+
+    /**
+     * The control store unreachable for a while after the recovery: writes fail closed (503
+     * CONTROL_STORE_UNAVAILABLE, nothing written) once the grace is over, reads and the product's public serving
+     * keep working and its completeness stays CURRENT; once the store answers again writes resume in epoch 2 and
+     * the product converges.
+     */
+    private static void controlStoreOutage(TwoServices sys, CuttableProxy control) throws Exception {
+        String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
+        String catalog = sys.productUrl() + "/v1/catalog/" + T + "/" + C;
+        long before = position(sys);
+        control.cut();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            TwoServices.Response r = sys.call("PUT", s + "/items/outage", "w", "{\"attributes\":{\"name\":\"O\"}}");
+            if (r.status() == 200) {
+                return false;
+            }
+            assertThat(r.status()).as(r.body()).isEqualTo(503);
+            assertThat(r.json().path("code").stringValue()).isEqualTo("CONTROL_STORE_UNAVAILABLE");
+            return true;
+        });
+        long refusedAt = position(sys);
+        for (int i = 0; i < 3; i++) {
+            TwoServices.Response r = sys.call("PUT", s + "/items/outage-" + i, "w", "{\"attributes\":{}}");
+            assertThat(r.status()).as(r.body()).isEqualTo(503);
+        }
+        assertThat(position(sys)).as("nothing written while failing closed").isEqualTo(refusedAt);
+        assertThat(sys.call("GET", catalog + "/items/seed-1", null, null).status()).isEqualTo(200);
+        Thread.sleep(3000);
+        assertThat(completeness(sys).path("state").stringValue()).isEqualTo("CURRENT");
+        assertThat(sys.call("GET", catalog + "/items/seed-1", null, null).status()).isEqualTo(200);
+
+        control.mend();
+        await().atMost(Duration.ofSeconds(30)).until(() -> sys.call("PUT", s + "/items/after-outage", "w",
+                "{\"attributes\":{\"name\":\"After\"}}").status() == 200);
+        assertThat(position(sys)).isGreaterThan(before);
+        sys.assertConverged(T, C);
+        assertThat(sys.checksum(T, C, "projection-checksum").path("epoch").longValue()).isEqualTo(2);
     }
 
     private static long position(TwoServices sys) throws Exception {

@@ -234,9 +234,17 @@ public class RecoveryWorker implements SmartLifecycle {
             return rebuild(s, "no serving generation");
         }
         GenerationCursor c = serving.get();
-        // the control store's current epoch (through the resolver's epoch API), then the resolver's cursor
-        long current = resolver.currentEpoch(s);
-        epochs.learn(s, current);
+        // the control store's current epoch (through the resolver's epoch API), then the resolver's cursor; while
+        // the control store is out of reach (503) the epoch known and the resolver's open cursor's epoch decide
+        long current = 0;
+        try {
+            current = resolver.currentEpoch(s);
+            epochs.learn(s, current);
+        } catch (ResolverExportClient.GoneException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            log.debug("{}: the current epoch could not be read: {}", s, e.toString());
+        }
         ResolverExportClient.StreamStatus source = resolver.status(s);
         long newest = Math.max(Math.max(current, source.epoch()), epochs.current(s));
         if (newest > c.epoch()) {
@@ -247,8 +255,11 @@ public class RecoveryWorker implements SmartLifecycle {
             throw new BlockedException("EPOCH_BEHIND: the resolver is at epoch " + source.epoch()
                     + " but the product serves epoch " + c.epoch());
         }
-        if (c.appliedPosition() > source.cursor()) {
-            aheadOfResolver(c, source);
+        if (c.appliedPosition() > source.cursor() && divergence.recorded(c.generationId()).isEmpty()) {
+            Optional<String> rolledBack = aheadOfResolver(c, source);
+            if (rolledBack.isPresent()) {
+                return diverged(c, rolledBack.get());
+            }
         }
         Optional<String> diverged = divergence.recorded(c.generationId()).or(() -> divergence.check(c));
         if (diverged.isPresent()) {
@@ -287,25 +298,28 @@ public class RecoveryWorker implements SmartLifecycle {
      * The product applied a position the resolver's cursor (same epoch) is behind: it holds what the resolver's
      * database no longer has (a restore) or never had (a forged delivery). The product reports that position, the
      * consumer's rollback signal (docs/epochs.md "Rollback detection"): a resolver that answers
-     * {@code HISTORY_ROLLED_BACK} refuses writes until an operator rotates the epoch, and the stream is BLOCKED with
-     * that reason until then (a rebuild in the old epoch would be replaced after the rotation anyway). Otherwise the
-     * chain comparison decides (CHAIN_DIVERGED).
+     * {@code HISTORY_ROLLED_BACK} refuses writes and the relay until an operator rotates the epoch.
+     *
+     * @return the divergence reason when the resolver confirmed a rollback (the generation is then marked and
+     *         replaced by a rebuild from the resolver's state; the rotation makes it rebuild again in the new epoch);
+     *         empty otherwise (the chain comparison decides)
      */
-    private void aheadOfResolver(GenerationCursor c, ResolverExportClient.StreamStatus source) {
+    private Optional<String> aheadOfResolver(GenerationCursor c, ResolverExportClient.StreamStatus source) {
         Optional<String> refused;
         try {
             refused = resolver.reportAhead(c.stream(), c.epoch(), c.appliedPosition());
         } catch (RuntimeException e) {
             log.warn("{}: could not report position {} ahead of the resolver's cursor {}: {}", c.stream(),
                     c.appliedPosition(), source.cursor(), e.toString());
-            return;
+            return Optional.empty();
         }
         if (refused.isPresent() && refused.get().equals("HISTORY_ROLLED_BACK")) {
-            throw new BlockedException("HISTORY_ROLLED_BACK: the product applied position " + c.appliedPosition()
-                    + " of epoch " + c.epoch() + " but the resolver's cursor is at " + source.cursor()
-                    + ": its history was rolled back (a restore); an operator rotates the epoch, then the product "
-                    + "rebuilds (docs/runbooks/restore.md)");
+            return Optional.of("the product applied position " + c.appliedPosition() + " of epoch " + c.epoch()
+                    + ", which the resolver never committed (its cursor is at " + source.cursor() + "); reported, the "
+                    + "resolver confirmed HISTORY_ROLLED_BACK: its history was rolled back (a restore) and it refuses "
+                    + "writes until an operator rotates the epoch (docs/runbooks/restore.md)");
         }
+        return Optional.empty();
     }
 
     /**

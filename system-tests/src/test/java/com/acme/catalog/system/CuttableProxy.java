@@ -1,0 +1,102 @@
+package com.acme.catalog.system;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP forwarder from a loopback port to PostgreSQL that a test can cut (every connection dropped, new ones refused)
+ * and mend (accepting again on the same port): an unreachable control store without touching the server. A copy of
+ * the resolver tests' one (system tests do not see their classes).
+ */
+final class CuttableProxy implements AutoCloseable {
+
+    private final String targetHost;
+    private final int targetPort;
+    private final int port;
+    private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private volatile ServerSocket server;
+
+    CuttableProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        ServerSocket s = bind(0);
+        this.port = s.getLocalPort();
+        accept(s);
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** Drops every proxied connection and refuses new ones. */
+    synchronized void cut() throws IOException {
+        server.close();
+        for (Socket s : open) {
+            s.close();
+        }
+        open.clear();
+    }
+
+    /** Accepts connections again. */
+    synchronized void mend() throws IOException {
+        accept(bind(port));
+    }
+
+    private static ServerSocket bind(int port) throws IOException {
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        return s;
+    }
+
+    private void accept(ServerSocket s) {
+        server = s;
+        Thread t = new Thread(() -> {
+            while (!s.isClosed()) {
+                try {
+                    Socket client = s.accept();
+                    Socket upstream = new Socket(targetHost, targetPort);
+                    open.add(client);
+                    open.add(upstream);
+                    pipe(client, upstream);
+                    pipe(upstream, client);
+                } catch (IOException closed) {
+                    return;
+                }
+            }
+        }, "proxy-accept");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void pipe(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                in.transferTo(out);
+            } catch (IOException dropped) {
+                // cut or closed
+            } finally {
+                try {
+                    to.close();
+                    from.close();
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+        }, "proxy-pipe");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    @Override
+    public void close() throws IOException {
+        cut();
+    }
+}
