@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.acme.catalog.contracts.EventWire;
+import com.acme.catalog.testsupport.CuttableProxy;
 import com.acme.catalog.testsupport.TestDatabase;
 
 import org.junit.jupiter.api.Test;

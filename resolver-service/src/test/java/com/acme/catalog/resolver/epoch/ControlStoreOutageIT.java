@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import com.acme.catalog.testsupport.CuttableProxy;
 import com.acme.catalog.testsupport.FreshDatabase;
 import com.acme.catalog.testsupport.TestDatabase;
 

@@ -1,4 +1,4 @@
-package com.acme.catalog.resolver.epoch;
+package com.acme.catalog.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A TCP forwarder from a loopback port to PostgreSQL that a test can cut (every connection dropped, new ones refused)
  * and mend (accepting again on the same port): an unreachable control store without touching the server.
  */
-final class CuttableProxy implements AutoCloseable {
+public final class CuttableProxy implements AutoCloseable {
 
     private final String targetHost;
     private final int targetPort;
@@ -22,7 +22,7 @@ final class CuttableProxy implements AutoCloseable {
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private volatile ServerSocket server;
 
-    CuttableProxy(String targetHost, int targetPort) throws IOException {
+    public CuttableProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         ServerSocket s = bind(0);
@@ -30,12 +30,12 @@ final class CuttableProxy implements AutoCloseable {
         accept(s);
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** Drops every proxied connection and refuses new ones. */
-    synchronized void cut() throws IOException {
+    public synchronized void cut() throws IOException {
         server.close();
         for (Socket s : open) {
             s.close();
@@ -44,7 +44,7 @@ final class CuttableProxy implements AutoCloseable {
     }
 
     /** Accepts connections again. */
-    synchronized void mend() throws IOException {
+    public synchronized void mend() throws IOException {
         accept(bind(port));
     }
 
