@@ -15,8 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import com.acme.catalog.testsupport.ServiceProcess;
-
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -35,8 +33,8 @@ final class Cluster implements AutoCloseable {
     final List<String> catalogs;
     final int[] resolverPorts = {FaultPostgres.freePort(), FaultPostgres.freePort()};
     final int[] productPorts = {FaultPostgres.freePort(), FaultPostgres.freePort()};
-    final ServiceProcess[] resolvers = new ServiceProcess[2];
-    final ServiceProcess[] products = new ServiceProcess[2];
+    final Service[] resolvers = new Service[2];
+    final Service[] products = new Service[2];
     final FaultProxy toProduct;
     final FaultProxy toResolver;
     final Path objects;
@@ -72,8 +70,9 @@ final class Cluster implements AutoCloseable {
         env.put("RELAY_ALLOWED_DELIVERY_URLS", toProduct.url() + "/");
         env.put("OBJECT_STORE_URI", "file:" + objects.toAbsolutePath());
         env.put("SECURITY_TOKENS", TOKENS);
-        resolvers[i] = ServiceProcess.start("resolver-service", resolverPorts[i], env);
-        logs.add(resolvers[i].log());
+        resolvers[i] = null;
+        resolvers[i] = Service.start("resolver-service", "resolver-" + i, resolverPorts[i], env);
+        logs.add(resolvers[i].log);
     }
 
     void startProduct(int i) throws Exception {
@@ -91,8 +90,9 @@ final class Cluster implements AutoCloseable {
         env.put("SECURITY_TOKENS", TOKENS);
         env.put("OBJECT_STORE_URI", "file:" + objects.toAbsolutePath());
         env.put("SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":2000}}}");
-        products[i] = ServiceProcess.start("product-service", productPorts[i], env);
-        logs.add(products[i].log());
+        products[i] = null;
+        products[i] = Service.start("product-service", "product-" + i, productPorts[i], env);
+        logs.add(products[i].log);
     }
 
     String deliveryUrl() {
@@ -162,16 +162,17 @@ final class Cluster implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        for (ServiceProcess p : products) {
+        for (Service p : products) {
             if (p != null) {
-                p.close();
+                p.stop();
             }
         }
-        for (ServiceProcess p : resolvers) {
+        for (Service p : resolvers) {
             if (p != null) {
-                p.close();
+                p.stop();
             }
         }
+        Service.destroyAll();
         toProduct.close();
         toResolver.close();
     }

@@ -76,6 +76,7 @@ class FaultSuiteIT {
             history.byOutcome().forEach((k, v) -> ops.put(k.name().toLowerCase(java.util.Locale.ROOT), v));
             summary.put("ops", ops);
             summary.put("opsByKind", byKind(history));
+            summary.put("notOkByReason", history.notOkByReason());
             Map<String, Object> injected = new LinkedHashMap<>();
             faults.injected.forEach((k, v) -> injected.put(k.name(), v));
             summary.put("faults", injected);

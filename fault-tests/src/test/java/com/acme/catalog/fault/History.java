@@ -32,6 +32,8 @@ final class History {
         volatile Outcome outcome;
         volatile int status;
         volatile String detail;
+        /** why it was not OK: the status and problem code, or the exception */
+        volatile String reason;
         volatile long firstPosition;
         volatile long lastPosition;
 
@@ -63,6 +65,13 @@ final class History {
         return ops.stream().filter(o -> o.outcome != null)
                 .collect(Collectors.groupingBy(o -> o.outcome, () -> new java.util.EnumMap<>(Outcome.class),
                         Collectors.counting()));
+    }
+
+    /** FAILED and UNKNOWN operations by outcome and reason. */
+    Map<String, Long> notOkByReason() {
+        return ops.stream().filter(o -> o.outcome != null && o.outcome != Outcome.OK)
+                .collect(Collectors.groupingBy(o -> o.outcome.name().toLowerCase(java.util.Locale.ROOT) + ": "
+                        + o.reason, java.util.TreeMap::new, Collectors.counting()));
     }
 
     long okSince(String catalog, long sinceNanos) {

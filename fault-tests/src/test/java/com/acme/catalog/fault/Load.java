@@ -196,14 +196,23 @@ final class Load {
                     return Cluster.JSON.readTree(res.body());
                 }
                 op.detail = "resolver-" + target + " " + abbreviate(res.body());
+                String code = null;
+                try {
+                    code = Cluster.JSON.readTree(res.body()).path("code").stringValue();
+                } catch (RuntimeException notJson) {
+                    // no problem body
+                }
+                op.reason = res.statusCode() + (code == null ? "" : " " + code);
                 op.outcome = res.statusCode() >= 500 ? Outcome.UNKNOWN : Outcome.FAILED;
                 return null;
             } catch (ConnectException e) {
                 op.detail = "resolver-" + target + " refused";
+                op.reason = "connection refused";
                 op.outcome = Outcome.FAILED;
                 return null;
             } catch (IOException e) {
                 op.detail = "resolver-" + target + " " + e;
+                op.reason = e.getClass().getSimpleName();
                 op.outcome = Outcome.UNKNOWN;
                 return null;
             } catch (InterruptedException e) {
