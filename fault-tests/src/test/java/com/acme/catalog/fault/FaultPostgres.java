@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class FaultPostgres implements AutoCloseable {
 
-    static final Path BIN = Path.of(System.getProperty("fault.pg.bin", "/usr/lib/postgresql/15/bin"));
+    /** -Dfault.pg.bin, else /usr/lib/postgresql/15/bin, else the newest /usr/lib/postgresql/N/bin there is */
+    static final Path BIN = findBin();
     static final String HARNESS = "fault-harness";
 
     final int port;
@@ -45,6 +46,29 @@ final class FaultPostgres implements AutoCloseable {
             return "running as root but runuser is missing (initdb refuses to run as root)";
         }
         return null;
+    }
+
+    private static Path findBin() {
+        String explicit = System.getProperty("fault.pg.bin");
+        if (explicit != null && !explicit.isBlank()) {
+            return Path.of(explicit);
+        }
+        Path preferred = Path.of("/usr/lib/postgresql/15/bin");
+        if (Files.isExecutable(preferred.resolve("initdb"))) {
+            return preferred;
+        }
+        try (var versions = Files.list(Path.of("/usr/lib/postgresql"))) {
+            return versions.map(v -> v.resolve("bin")).filter(b -> Files.isExecutable(b.resolve("initdb")))
+                    .max(java.util.Comparator.comparingInt(b -> {
+                        try {
+                            return Integer.parseInt(b.getParent().getFileName().toString());
+                        } catch (NumberFormatException e) {
+                            return 0;
+                        }
+                    })).orElse(preferred);
+        } catch (IOException e) {
+            return preferred;
+        }
     }
 
     static FaultPostgres create() throws Exception {

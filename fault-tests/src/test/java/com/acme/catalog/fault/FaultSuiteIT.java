@@ -51,10 +51,13 @@ class FaultSuiteIT {
             load.start();
             Checker checker = new Checker(cluster);
             long convergenceMs = -1;
+            Thread light = faults.startLight(seed, longRun ? 1500 : 3000, longRun ? 6000 : 10_000);
             try {
                 faults.run(plan);
-                Thread.sleep(2000);
             } finally {
+                faults.stopLight(light);
+                faults.lastFaultEndNanos = System.nanoTime();
+                Thread.sleep(2000);
                 load.stop();
             }
             long stopped = System.nanoTime();
@@ -81,6 +84,8 @@ class FaultSuiteIT {
             faults.injected.forEach((k, v) -> injected.put(k.name(), v));
             summary.put("faults", injected);
             summary.put("faultsTotal", faults.injected.values().stream().mapToInt(Integer::intValue).sum());
+            summary.put("lightFaultsMissed", faults.lightMissed.get());
+            summary.put("faultLog", faults.log);
             summary.put("heads", checker.heads);
             summary.put("convergenceMsAfterLastFault", convergenceMs);
             summary.put("violations", checker.violations);

@@ -45,7 +45,10 @@ final class Faults {
 
     private final Cluster cluster;
     private final History history;
-    final Map<Kind, Integer> injected = new EnumMap<>(Kind.class);
+    final Map<Kind, Integer> injected = java.util.Collections.synchronizedMap(new EnumMap<>(Kind.class));
+    /** light faults that found nothing to hit (PostgreSQL down during a restart of the main sequence) */
+    final java.util.concurrent.atomic.AtomicInteger lightMissed = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean lightRunning;
     final List<String> violations = new ArrayList<>();
     final List<String> log = new ArrayList<>();
     volatile long lastFaultEndNanos;
@@ -84,6 +87,47 @@ final class Faults {
             case TERMINATE_BACKENDS, PROXY_RESET -> 500;
             default -> duration;
         };
+    }
+
+    /**
+     * Alongside the main sequence, a second seeded thread cuts connections every {@code minMs}..{@code maxMs}:
+     * {@code pg_terminate_backend} of every service connection or a reset of every proxied connection, so these
+     * land in the middle of whatever else runs (a write group, a relay delivery, a catch-up page, a restart).
+     */
+    Thread startLight(long seed, long minMs, long maxMs) {
+        lightRunning = true;
+        Random r = new Random(seed ^ 0x1F2E3D4CL);
+        Thread t = new Thread(() -> {
+            while (lightRunning) {
+                try {
+                    Thread.sleep(minMs + (long) (r.nextDouble() * (maxMs - minMs)));
+                    if (!lightRunning) {
+                        return;
+                    }
+                    if (r.nextBoolean()) {
+                        terminateBackends();
+                        injected.merge(Kind.TERMINATE_BACKENDS, 1, Integer::sum);
+                    } else {
+                        cluster.toProduct.resetAll();
+                        cluster.toResolver.resetAll();
+                        injected.merge(Kind.PROXY_RESET, 1, Integer::sum);
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    lightMissed.incrementAndGet();
+                }
+            }
+        }, "light-faults");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    void stopLight(Thread t) throws InterruptedException {
+        lightRunning = false;
+        t.interrupt();
+        t.join(10_000);
     }
 
     void run(List<Planned> plan) throws Exception {
