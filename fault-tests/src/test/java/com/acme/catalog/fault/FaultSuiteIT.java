@@ -27,6 +27,9 @@ class FaultSuiteIT {
     @Test
     void theHistoryHoldsUnderFaults() throws Exception {
         String missing = FaultPostgres.unavailableReason();
+        if (missing != null) {
+            System.out.println("[fault] fault suite skipped: cannot run a PostgreSQL cluster of its own: " + missing);
+        }
         Assumptions.assumeTrue(missing == null, "fault suite skipped: cannot run a PostgreSQL cluster of its own: "
                 + missing);
         long seed = Long.getLong("fault.seed", System.currentTimeMillis());
