@@ -1,0 +1,231 @@
+package com.acme.catalog.fault;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import com.acme.catalog.fault.History.Op;
+import com.acme.catalog.fault.History.Outcome;
+
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The seeded client load: per stream writer threads, each sending item writes (some with an expectedRevision,
+ * some of them stale on purpose), multi-change transactions (some with a stale expectedRevision, so all or nothing
+ * is refused) and PUBLIC releases, to either resolver instance. Every operation is recorded in the {@link History}.
+ */
+final class Load {
+
+    private final Cluster cluster;
+    private final History history;
+    private final long seed;
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean running;
+
+    Load(Cluster cluster, History history, long seed) {
+        this.cluster = cluster;
+        this.history = history;
+        this.seed = seed;
+    }
+
+    /** One synchronous item write per stream, so every stream has a cursor before the consumer registers. */
+    void seedStreams() throws Exception {
+        Writer w = new Writer(cluster.catalogs.get(0), new Random(seed));
+        for (String c : cluster.catalogs) {
+            Op op = w.putItem(c, "seed", null);
+            if (op.outcome != Outcome.OK) {
+                throw new IllegalStateException("seed write failed: " + op);
+            }
+        }
+    }
+
+    void start() {
+        running = true;
+        int n = 0;
+        for (int s = 0; s < cluster.catalogs.size(); s++) {
+            // the first stream gets two writers: concurrent writes and revision races on one cursor row
+            for (int k = 0; k < (s == 0 ? 2 : 1); k++) {
+                Writer w = new Writer(cluster.catalogs.get(s), new Random(seed * 31 + (n++)));
+                Thread t = new Thread(w::loop, "writer-" + cluster.catalogs.get(s) + "-" + k);
+                t.setDaemon(true);
+                threads.add(t);
+                t.start();
+            }
+        }
+    }
+
+    void stop() throws InterruptedException {
+        running = false;
+        for (Thread t : threads) {
+            t.join(30_000);
+        }
+    }
+
+    private final class Writer {
+        private final String catalog;
+        private final Random random;
+        private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        /** last revision this writer saw committed per item (null: unknown) */
+        private final Map<String, Integer> known = new HashMap<>();
+
+        Writer(String catalog, Random random) {
+            this.catalog = catalog;
+            this.random = random;
+        }
+
+        void loop() {
+            while (running) {
+                try {
+                    int dice = random.nextInt(100);
+                    if (dice < 55) {
+                        String item = "i-" + random.nextInt(8);
+                        Integer expected = null;
+                        int e = random.nextInt(10);
+                        if (e < 3 && known.get(item) != null) {
+                            expected = known.get(item);
+                        } else if (e == 3) {
+                            expected = known.getOrDefault(item, 0) + 5; // stale on purpose: a conflict
+                        }
+                        putItem(catalog, item, expected);
+                    } else if (dice < 90) {
+                        transaction();
+                    } else {
+                        release();
+                    }
+                    Thread.sleep(10 + random.nextInt(30));
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    System.out.println("[fault] writer " + catalog + ": " + e);
+                }
+            }
+        }
+
+        Op putItem(String c, String item, Integer expected) {
+            Op op = history.begin(c, expected == null ? "putItem" : "putItem(expected)",
+                    id -> List.of("m" + id + ".0"));
+            String body = "{\"attributes\":{\"name\":\"" + item + " by " + op.id + "\",\"op\":\"" + op.markers.get(0)
+                    + "\",\"price\":" + random.nextInt(1000) + "}"
+                    + (expected == null ? "" : ",\"expectedRevision\":" + expected) + "}";
+            JsonNode r = send(op, "PUT", "/v1/streams/" + Cluster.TENANT + "/" + c + "/items/" + item, body);
+            if (op.outcome == Outcome.OK) {
+                op.firstPosition = op.lastPosition = r.path("position").longValue();
+                known.put(item, r.path("revision").intValue());
+            } else if (op.outcome == Outcome.UNKNOWN) {
+                known.remove(item);
+            }
+            return op;
+        }
+
+        void transaction() {
+            int changes = 2 + random.nextInt(3);
+            boolean conflict = random.nextInt(5) == 0;
+            Op op = history.begin(catalog, conflict ? "transaction(conflict)" : "transaction", id -> {
+                List<String> m = new ArrayList<>();
+                for (int j = 0; j < changes; j++) {
+                    m.add("m" + id + "." + j);
+                }
+                return m;
+            });
+            StringBuilder b = new StringBuilder("{\"changes\":[");
+            List<String> items = new ArrayList<>();
+            for (int j = 0; j < changes; j++) {
+                String item = "t-" + random.nextInt(12);
+                while (items.contains(item)) {
+                    item = item + "x";
+                }
+                items.add(item);
+                b.append(j == 0 ? "" : ",").append("{\"op\":\"upsertItem\",\"itemId\":\"").append(item)
+                        .append("\",\"attributes\":{\"name\":\"").append(item).append("\",\"op\":\"")
+                        .append(op.markers.get(j)).append("\",\"n\":").append(j).append('}');
+                if (conflict && j == changes - 1) {
+                    b.append(",\"expectedRevision\":").append(100_000);
+                }
+                b.append('}');
+            }
+            b.append("]}");
+            JsonNode r = send(op, "POST", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/transactions",
+                    b.toString());
+            if (op.outcome == Outcome.OK) {
+                op.firstPosition = r.path("firstPosition").longValue();
+                op.lastPosition = r.path("lastPosition").longValue();
+            }
+            for (String item : items) {
+                known.remove(item);
+            }
+        }
+
+        void release() {
+            List<String> candidates = known.entrySet().stream().filter(e -> e.getValue() != null)
+                    .map(Map.Entry::getKey).sorted().toList();
+            if (candidates.isEmpty()) {
+                return;
+            }
+            String item = candidates.get(random.nextInt(candidates.size()));
+            Op op = history.begin(catalog, "release", id -> List.of("rel-" + id));
+            String body = "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"" + item + "\",\"revision\":"
+                    + known.get(item) + "}]}";
+            JsonNode r = send(op, "PUT", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/releases/"
+                    + op.markers.get(0), body);
+            if (op.outcome == Outcome.OK) {
+                op.firstPosition = op.lastPosition = r.path("position").longValue();
+            }
+        }
+
+        private JsonNode send(Op op, String method, String path, String body) {
+            int target = random.nextInt(2);
+            HttpRequest req = HttpRequest.newBuilder(URI.create(cluster.resolverUrl(target) + path))
+                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer w")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body)).build();
+            try {
+                HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
+                op.status = res.statusCode();
+                op.detail = "resolver-" + target;
+                if (res.statusCode() / 100 == 2) {
+                    op.outcome = Outcome.OK;
+                    return Cluster.JSON.readTree(res.body());
+                }
+                op.detail = "resolver-" + target + " " + abbreviate(res.body());
+                String code = null;
+                try {
+                    code = Cluster.JSON.readTree(res.body()).path("code").stringValue();
+                } catch (RuntimeException notJson) {
+                    // no problem body
+                }
+                op.reason = res.statusCode() + (code == null ? "" : " " + code);
+                op.outcome = res.statusCode() >= 500 ? Outcome.UNKNOWN : Outcome.FAILED;
+                return null;
+            } catch (ConnectException e) {
+                op.detail = "resolver-" + target + " refused";
+                op.reason = "connection refused";
+                op.outcome = Outcome.FAILED;
+                return null;
+            } catch (IOException e) {
+                op.detail = "resolver-" + target + " " + e;
+                op.reason = e.getClass().getSimpleName();
+                op.outcome = Outcome.UNKNOWN;
+                return null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                op.outcome = Outcome.UNKNOWN;
+                return null;
+            } finally {
+                op.endNanos = System.nanoTime();
+            }
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s == null ? "" : s.length() > 200 ? s.substring(0, 200) : s;
+    }
+}
