@@ -7,6 +7,7 @@ import com.acme.catalog.contracts.web.SecurityTokens;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -15,9 +16,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Once per database, before the first request is served: consumers, leases and exports owned by a positional name
  * of an older release ({@code token-3}: the third SECURITY_TOKENS entry) pass to the identity of the entry at that
  * position now, so an upgrade keeps what each token owned (the product re-registers its consumer at every start).
- * Recorded in {@code token_identity_adoption}; later starts, with whatever order, adopt nothing.
+ * Recorded in {@code token_identity_adoption}; later starts, with whatever order, adopt nothing. Only in the web
+ * service: the bootstrap-import command has no tokens (and takes no requests), so it adopts nothing.
  */
 @Component
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 class TokenIdentityAdoption implements SmartInitializingSingleton {
 
     private static final Logger log = LoggerFactory.getLogger(TokenIdentityAdoption.class);
