@@ -37,6 +37,8 @@ import tools.jackson.databind.JsonNode;
  * epoch-1 delivery, which the stale generation would otherwise apply, is audited (DELIVERY) and ignored; a catch-up
  * page of epoch 1 is audited (PAGE) and never applied; the audit endpoint lists all of it.
  */
+// its deliveries start the stream, as before deliveries needed PRODUCT_STREAMS (StreamAdmissionIT tests that rule)
+@org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
 @FreshDatabase
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",

@@ -32,6 +32,8 @@ import tools.jackson.databind.JsonNode;
  * itself; the stale generation is still served, with a {@code Warning: 110} header, and completeness is BLOCKED
  * EPOCH_CHANGED; the worker was asked to rebuild.
  */
+// its deliveries start the stream, as before deliveries needed PRODUCT_STREAMS (StreamAdmissionIT tests that rule)
+@org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
 @FreshDatabase
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
