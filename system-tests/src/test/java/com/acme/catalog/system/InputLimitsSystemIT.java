@@ -28,6 +28,7 @@ class InputLimitsSystemIT {
     @Test
     void aWriteAtEachLimitPropagatesAndOnePastIsRefusedWithNothingWritten() throws Exception {
         try (TwoServices sys = new TwoServices()) {
+            sys.serve(T, C);
             sys.startResolver();
             String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
             sys.ok("PUT", s + "/items/seed", "w", "{\"attributes\":{\"name\":\"seed\"}}");
