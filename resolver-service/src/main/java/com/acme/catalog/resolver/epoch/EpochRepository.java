@@ -110,8 +110,13 @@ class EpochRepository {
 
     /** Issues {@code epoch} as the stream's first, unless it has one; either way answers what is current. */
     Current issueFirst(StreamId s, long epoch, String reason, String issuer) {
-        reach(() -> store.jdbc().sql(SQL_ISSUE_FIRST).params(s.tenant(), s.catalog(), epoch, reason, issuer,
-                s.tenant(), s.catalog()).update());
+        try {
+            reach(() -> store.jdbc().sql(SQL_ISSUE_FIRST).params(s.tenant(), s.catalog(), epoch, reason, issuer,
+                    s.tenant(), s.catalog()).update());
+        } catch (org.springframework.dao.DuplicateKeyException raced) {
+            // two first uses at once: the other committed its first epoch after this one's NOT EXISTS looked, and
+            // the append-only trigger (which runs before ON CONFLICT) refused this one; the other's is current
+        }
         return current(s).orElseThrow(() -> new IllegalStateException("no epoch of " + s + " after issuing one"));
     }
 

