@@ -207,6 +207,13 @@ for path in sorted(glob.glob(dashboards + "/*.json")):
             for k, v in subst.items():
                 expr = expr.replace(k, v)
             res = get("/api/v1/query", query=expr)
+            # a recording rule over a counter that appeared a scrape ago (the rebuild's) has data only after
+            # another evaluation or two: ask again for up to 30 s before calling it empty
+            waited = 0
+            while res.get("status") == "success" and not res["data"]["result"] and waited < 30:
+                time.sleep(2)
+                waited += 2
+                res = get("/api/v1/query", query=expr)
             queries += 1
             if res.get("status") != "success":
                 problems.append(f"{path} '{p.get('title')}': {res.get('error')}")
