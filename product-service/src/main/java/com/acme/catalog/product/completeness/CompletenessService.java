@@ -18,8 +18,8 @@ import com.acme.catalog.product.recovery.RecoveryStatusRepository.RecoveryStatus
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Service;
 
 /**
@@ -28,7 +28,7 @@ import org.springframework.stereotype.Service;
  * reports the recovery worker's lease (or, without one, the rebuild runner), and readiness does not depend on it.
  */
 @Service
-public class CompletenessService {
+public class CompletenessService implements SchedulingConfigurer {
 
     /** One stream's completeness. */
     public record Completeness(long epoch, long verifiedThrough, Instant lastSuccessfulVerification,
@@ -41,18 +41,18 @@ public class CompletenessService {
     private final RecoveryStatusRepository recovery;
     private final MeterRegistry meters;
     private final StreamEpochs epochs;
-    private final long heartbeatStaleMs;
+    private final CompletenessProperties properties;
     private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
 
     CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
             RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
-            @Value("${product.completeness.heartbeat-stale-ms:60000}") long heartbeatStaleMs) {
+            CompletenessProperties properties) {
         this.repository = repository;
         this.rebuilds = rebuilds;
         this.recovery = recovery;
         this.meters = meters;
         this.epochs = epochs;
-        this.heartbeatStaleMs = heartbeatStaleMs;
+        this.properties = properties;
     }
 
     public Completeness of(StreamId s) {
@@ -61,7 +61,7 @@ public class CompletenessService {
         boolean running = rebuild.isPresent() && !isFinal(rebuild.get().phase());
         Instant heartbeat = rebuild.map(Rebuild::updatedAt).orElse(null);
         boolean alive = running && heartbeat != null
-                && heartbeat.isAfter(Instant.now().minusMillis(heartbeatStaleMs));
+                && heartbeat.isAfter(Instant.now().minus(properties.heartbeatStale()));
         Optional<CompletenessRepository.WorkerLease> lease = repository.workerLease(s);
         if (lease.isPresent()) {
             alive = lease.get().valid();
@@ -134,8 +134,13 @@ public class CompletenessService {
                 + (w.nextAttemptAt() == null ? "" : ", next attempt at " + w.nextAttemptAt()) + ")";
     }
 
+    /** {@link #refresh} every {@code product.completeness.refresh-ms}, the first at start. */
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(this::refresh, properties.refresh());
+    }
+
     /** Keeps {@code product_completeness_state} current for every known stream. */
-    @Scheduled(fixedDelayString = "${product.completeness.refresh-ms:10000}")
     void refresh() {
         for (StreamId s : repository.streams()) {
             of(s);

@@ -8,7 +8,8 @@ import com.acme.catalog.contracts.StreamId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,7 +19,7 @@ import org.springframework.stereotype.Component;
  * audited and ignored; a serving generation of an older epoch is stale (docs/epochs.md "The product").
  */
 @Component
-public class StreamEpochs {
+public class StreamEpochs implements SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(StreamEpochs.class);
 
@@ -31,10 +32,12 @@ public class StreamEpochs {
     private static final String SQL_ALL = "SELECT tenant, catalog, epoch FROM stream_epoch";
 
     private final JdbcClient jdbc;
+    private final EpochProperties properties;
     private final Map<StreamId, Long> known = new ConcurrentHashMap<>();
 
-    StreamEpochs(JdbcClient jdbc) {
+    StreamEpochs(JdbcClient jdbc, EpochProperties properties) {
         this.jdbc = jdbc;
+        this.properties = properties;
     }
 
     /** @return the highest epoch known for the stream, 0 when none was learnt yet */
@@ -66,8 +69,13 @@ public class StreamEpochs {
         return raised;
     }
 
+    /** {@link #reload} every {@code product.epochs.reload-ms}, the first at start. */
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(this::reload, properties.reload());
+    }
+
     /** Picks up what other instances learnt. */
-    @Scheduled(fixedDelayString = "${product.epochs.reload-ms:2000}")
     public void reload() {
         try {
             jdbc.sql(SQL_ALL).query((rs, n) -> {

@@ -6,7 +6,6 @@ import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.IntegrationEvent;
 import com.acme.catalog.product.projection.ProjectionWriter;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -24,11 +23,11 @@ public class EventApplier {
     private final long maxAhead;
 
     EventApplier(InboxRepository inbox, ProjectionWriter projection, DeliveryParser parser,
-            @Value("${product.inbox.max-ahead:100000}") long maxAhead) {
+            InboxProperties properties) {
         this.inbox = inbox;
         this.projection = projection;
         this.parser = parser;
-        this.maxAhead = maxAhead;
+        this.maxAhead = properties.maxAhead();
     }
 
     /**

@@ -1,15 +1,17 @@
 package com.acme.catalog.product.inbox;
 
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import tools.jackson.databind.ObjectMapper;
 
+/** Binds {@code product.inbox.*}; the delivery parser is also used by the recovery worker's catch-up. */
 @Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(InboxProperties.class)
 class InboxConfiguration {
 
     @Bean
-    DeliveryParser deliveryParser(ObjectMapper json, @Value("${product.inbox.max-events:1000}") int maxEvents) {
-        return new DeliveryParser(json, maxEvents);
+    DeliveryParser deliveryParser(ObjectMapper json, InboxProperties properties) {
+        return new DeliveryParser(json, properties.maxEvents());
     }
 }

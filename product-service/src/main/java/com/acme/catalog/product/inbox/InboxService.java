@@ -16,7 +16,6 @@ import com.acme.catalog.product.recovery.RecoverySignals;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -45,8 +44,7 @@ class InboxService {
 
     InboxService(TransactionTemplate tx, GenerationRepository generations, EventApplier applier,
             OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress, RecoverySignals signals,
-            StreamEpochs epochs, @Value("${product.inbox.auto-start-streams:true}") boolean autoStart,
-            StreamAdmission admission) {
+            StreamEpochs epochs, InboxProperties properties, StreamAdmission admission) {
         this.epochs = epochs;
         this.signals = signals;
         this.tx = tx;
@@ -55,7 +53,7 @@ class InboxService {
         this.oldEpochs = oldEpochs;
         this.metrics = metrics;
         this.progress = progress;
-        this.autoStart = autoStart;
+        this.autoStart = properties.autoStartStreams();
         this.admission = admission;
     }
 

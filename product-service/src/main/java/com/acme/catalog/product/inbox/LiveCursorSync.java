@@ -1,7 +1,9 @@
 package com.acme.catalog.product.inbox;
 
+import java.time.Duration;
 import java.util.List;
 
+import com.acme.catalog.product.progress.ProgressProperties;
 import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
@@ -10,7 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -19,7 +23,7 @@ import org.springframework.stereotype.Component;
  * just before a crash still reaches the resolver.
  */
 @Component
-class LiveCursorSync {
+class LiveCursorSync implements SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(LiveCursorSync.class);
 
@@ -27,13 +31,15 @@ class LiveCursorSync {
     private final EventApplier applier;
     private final InboxMetrics metrics;
     private final ProgressReporter progress;
+    private final ProgressProperties properties;
 
     LiveCursorSync(GenerationRepository generations, EventApplier applier, InboxMetrics metrics,
-            ProgressReporter progress) {
+            ProgressReporter progress, ProgressProperties properties) {
         this.generations = generations;
         this.applier = applier;
         this.metrics = metrics;
         this.progress = progress;
+        this.properties = properties;
     }
 
     @EventListener(ApplicationReadyEvent.class)
@@ -42,8 +48,13 @@ class LiveCursorSync {
         log.info("offered the committed progress of {} serving generation(s) for reporting", streams);
     }
 
-    @Scheduled(fixedDelayString = "${product.progress.resync-interval-ms:60000}",
-            initialDelayString = "${product.progress.resync-interval-ms:60000}")
+    /** {@link #sync} every {@code product.progress.resync-interval-ms} after the one at start. */
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        Duration every = properties.resyncInterval();
+        tasks.addFixedDelayTask(new FixedDelayTask(this::sync, every, every));
+    }
+
     int sync() {
         try {
             List<GenerationCursor> serving = generations.servingCursors();

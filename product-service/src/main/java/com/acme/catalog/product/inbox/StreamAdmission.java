@@ -3,9 +3,8 @@ package com.acme.catalog.product.inbox;
 import java.util.Set;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.product.recovery.RecoveryWorker;
+import com.acme.catalog.product.recovery.ProductStreamsProperties;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,8 +17,8 @@ public class StreamAdmission {
 
     private final Set<StreamId> configured;
 
-    public StreamAdmission(@Value("${product.streams:}") String streams) {
-        this.configured = Set.copyOf(RecoveryWorker.parseStreams(streams));
+    public StreamAdmission(ProductStreamsProperties streams) {
+        this.configured = Set.copyOf(streams.list());
     }
 
     /** Whether a delivery of {@code stream}, which has no serving generation, may start an empty one. */

@@ -7,7 +7,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -19,7 +21,7 @@ import org.springframework.stereotype.Component;
  * {@code product.metrics.known-streams-ms} (a stream bootstrapped or rebuilt later gets it then).
  */
 @Component
-class KnownStreamCounters {
+class KnownStreamCounters implements SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(KnownStreamCounters.class);
     private static final String SQL_STREAMS = """
@@ -29,14 +31,20 @@ class KnownStreamCounters {
 
     private final JdbcClient jdbc;
     private final MeterRegistry registry;
+    private final MetricsProperties properties;
 
-    KnownStreamCounters(JdbcClient jdbc, MeterRegistry registry) {
+    KnownStreamCounters(JdbcClient jdbc, MeterRegistry registry, MetricsProperties properties) {
         this.jdbc = jdbc;
         this.registry = registry;
+        this.properties = properties;
     }
 
-    @Scheduled(initialDelayString = "${product.metrics.known-streams-initial-ms:500}",
-            fixedDelayString = "${product.metrics.known-streams-ms:10000}")
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(new FixedDelayTask(this::register, properties.knownStreams(),
+                properties.knownStreamsInitial()));
+    }
+
     void register() {
         try {
             for (StreamId s : jdbc.sql(SQL_STREAMS)

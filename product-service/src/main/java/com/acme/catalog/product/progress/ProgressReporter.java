@@ -19,7 +19,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -71,15 +70,12 @@ public class ProgressReporter implements DisposableBean {
     private final Map<StreamId, Long> lastSent = new HashMap<>();
     private long delayedDrainAt = Long.MAX_VALUE;
 
-    ProgressReporter(ResolverProgressClient client, MeterRegistry registry,
-            @Value("${product.progress.initial-backoff-ms:200}") long initialBackoffMs,
-            @Value("${product.progress.max-backoff-ms:30000}") long maxBackoffMs,
-            @Value("${product.progress.min-interval-ms:200}") long minIntervalMs) {
-        this.minIntervalNanos = TimeUnit.MILLISECONDS.toNanos(minIntervalMs);
+    ProgressReporter(ResolverProgressClient client, MeterRegistry registry, ProgressProperties properties) {
+        this.minIntervalNanos = properties.minInterval().toNanos();
         this.client = client;
         this.registry = registry;
-        this.initialBackoffMs = initialBackoffMs;
-        this.maxBackoffMs = maxBackoffMs;
+        this.initialBackoffMs = properties.initialBackoff().toMillis();
+        this.maxBackoffMs = properties.maxBackoff().toMillis();
     }
 
     /** Asks for {@code position} of {@code epoch} to be reported; call only after the commit that made it durable. */

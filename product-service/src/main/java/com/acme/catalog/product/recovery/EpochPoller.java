@@ -1,5 +1,8 @@
 package com.acme.catalog.product.recovery;
 
+import java.time.Duration;
+
+import com.acme.catalog.product.epoch.EpochProperties;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
@@ -7,8 +10,9 @@ import com.acme.catalog.product.rebuild.ResolverExportClient;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,7 +22,7 @@ import org.springframework.stereotype.Component;
  * rebuild it from an export of the new epoch. A failed read changes nothing (the epoch known stays known).
  */
 @Component
-class EpochPoller {
+class EpochPoller implements SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(EpochPoller.class);
 
@@ -27,17 +31,24 @@ class EpochPoller {
     private final StreamEpochs epochs;
     private final RecoveryWorker worker;
     private final boolean enabled;
+    private final Duration every;
 
     EpochPoller(GenerationRepository generations, ResolverExportClient resolver, StreamEpochs epochs,
-            RecoveryWorker worker, @Value("${product.recovery.enabled:true}") boolean enabled) {
+            RecoveryWorker worker, RecoveryProperties recovery, EpochProperties properties) {
         this.generations = generations;
         this.resolver = resolver;
         this.epochs = epochs;
         this.worker = worker;
-        this.enabled = enabled;
+        this.enabled = recovery.enabled();
+        this.every = properties.poll();
     }
 
-    @Scheduled(initialDelayString = "${product.epochs.poll-ms:5000}", fixedDelayString = "${product.epochs.poll-ms:5000}")
+    /** {@link #poll} every {@code product.epochs.poll-ms}, the first one interval after start. */
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar tasks) {
+        tasks.addFixedDelayTask(new FixedDelayTask(this::poll, every, every));
+    }
+
     void poll() {
         if (!enabled) {
             return;

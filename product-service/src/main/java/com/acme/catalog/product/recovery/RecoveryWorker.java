@@ -31,7 +31,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
@@ -96,14 +95,7 @@ public class RecoveryWorker implements SmartLifecycle {
     RecoveryWorker(WorkerLeases leases, RebuildService rebuilds, ResolverExportClient resolver,
             GenerationRepository generations, ServingCatchUp catchUp, ChainDivergence divergence,
             RecoveryStatusRepository status, MeterRegistry meters, StreamEpochs epochs, OldEpochAudit audit,
-            Optional<Clock> clock,
-            @Value("${product.recovery.enabled:true}") boolean enabled,
-            @Value("${product.recovery.interval-ms:30000}") long intervalMs,
-            @Value("${product.recovery.gap-grace-ms:2000}") long gapGraceMs,
-            @Value("${product.recovery.initial-backoff-ms:1000}") long initialBackoffMs,
-            @Value("${product.recovery.max-backoff-ms:60000}") long maxBackoffMs,
-            @Value("${product.recovery.max-pages-per-cycle:20}") int maxPagesPerCycle,
-            @Value("${product.streams:}") String streams) {
+            Optional<Clock> clock, RecoveryProperties properties, ProductStreamsProperties streams) {
         this.leases = leases;
         this.rebuilds = rebuilds;
         this.resolver = resolver;
@@ -115,13 +107,13 @@ public class RecoveryWorker implements SmartLifecycle {
         this.epochs = epochs;
         this.audit = audit;
         this.clock = clock.orElse(Clock.systemUTC());
-        this.enabled = enabled;
-        this.intervalMs = intervalMs;
-        this.gapGraceMs = gapGraceMs;
-        this.initialBackoff = Duration.ofMillis(initialBackoffMs);
-        this.maxBackoff = Duration.ofMillis(maxBackoffMs);
-        this.maxPagesPerCycle = maxPagesPerCycle;
-        this.configured = parseStreams(streams);
+        this.enabled = properties.enabled();
+        this.intervalMs = properties.interval().toMillis();
+        this.gapGraceMs = properties.gapGrace().toMillis();
+        this.initialBackoff = properties.initialBackoff();
+        this.maxBackoff = properties.maxBackoff();
+        this.maxPagesPerCycle = properties.maxPagesPerCycle();
+        this.configured = streams.list();
     }
 
     /** Asks for a cycle of {@code stream}; coalesces with one already due sooner and respects the backoff. */

@@ -18,7 +18,6 @@ import com.acme.catalog.product.rebuild.ResolverExportClient;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -69,9 +68,7 @@ class ServingCatchUp {
 
     ServingCatchUp(ResolverExportClient resolver, GenerationRepository generations, EventApplier applier,
             DeliveryParser parser, WorkerLeases leases, ProgressReporter progress, PlatformTransactionManager tm,
-            StreamEpochs epochs, OldEpochAudit audit,
-            @Value("${product.recovery.page-limit:1000}") int pageLimit,
-            @Value("${product.recovery.resolver-lease-ttl-seconds:60}") long leaseTtlSeconds) {
+            StreamEpochs epochs, OldEpochAudit audit, RecoveryProperties properties) {
         this.resolver = resolver;
         this.epochs = epochs;
         this.audit = audit;
@@ -81,8 +78,8 @@ class ServingCatchUp {
         this.leases = leases;
         this.progress = progress;
         this.tx = new TransactionTemplate(tm);
-        this.pageLimit = pageLimit;
-        this.leaseTtlSeconds = leaseTtlSeconds;
+        this.pageLimit = properties.pageLimit();
+        this.leaseTtlSeconds = properties.resolverLeaseTtl().toSeconds();
     }
 
     /**

@@ -17,10 +17,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -30,7 +28,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * runs last, holding the row lock until it commits, so a replaced worker cannot commit and a takeover cannot
  * interleave with an in-flight write. Held leases are renewed in the background and released on shutdown.
  */
-@Component
 public class WorkerLeases implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerLeases.class);
@@ -77,9 +74,11 @@ public class WorkerLeases implements SmartLifecycle {
     /** After {@link #stop}: nothing is acquired any more, so the released leases stay released. */
     private volatile boolean stopped;
 
-    WorkerLeases(JdbcClient jdbc, MeterRegistry meters,
-            @Value("${product.recovery.instance-id:}") String instanceId,
-            @Value("${product.recovery.lease-ttl-seconds:30}") long ttlSeconds) {
+    /**
+     * @param instanceId this instance's owner id ({@code product.recovery.instance-id}); blank: a random one
+     * @param ttlSeconds how long a lease lasts unrenewed ({@code product.recovery.lease-ttl-seconds})
+     */
+    WorkerLeases(JdbcClient jdbc, MeterRegistry meters, String instanceId, long ttlSeconds) {
         this.jdbc = jdbc;
         this.meters = meters;
         this.owner = instanceId.isBlank() ? "product-" + java.util.UUID.randomUUID() : instanceId;

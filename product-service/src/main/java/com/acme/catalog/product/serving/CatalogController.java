@@ -10,13 +10,13 @@ import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.epoch.EpochProperties;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.serving.CatalogRepository.PublicItem;
 import com.acme.catalog.product.serving.CatalogRepository.Serving;
 
 import jakarta.servlet.http.HttpServletResponse;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -47,19 +47,13 @@ class CatalogController {
     private final boolean serveStale;
 
     CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, ObjectMapper json,
-            StreamEpochs epochs, @Value("${product.serving.max-search-limit:100}") int maxLimit,
-            @Value("${product.epochs.stale-serving:refuse}") String staleServing) {
+            StreamEpochs epochs, ServingProperties properties, EpochProperties epochProperties) {
         this.epochs = epochs;
-        this.serveStale = switch (staleServing) {
-            case "refuse" -> false;
-            case "serve" -> true;
-            default -> throw new IllegalArgumentException("product.epochs.stale-serving is refuse or serve, not '"
-                    + staleServing + "'");
-        };
+        this.serveStale = epochProperties.staleServing() == EpochProperties.StaleServing.SERVE;
         this.catalog = catalog;
         this.readOnly = Snapshots.readOnly(transactions);
         this.json = json;
-        this.maxLimit = maxLimit;
+        this.maxLimit = properties.maxSearchLimit();
     }
 
     @GetMapping("/items/{itemId}")

@@ -30,7 +30,13 @@ class ProgressReporterTest {
         RESOLVER.reset();
         reporter = new ProgressReporter(
                 new ResolverProgressClient(RESOLVER.baseUrl(), "secret", "consumer-1", 2000),
-                new SimpleMeterRegistry(), 10, 100, 0);
+                new SimpleMeterRegistry(), timings(0));
+    }
+
+    /** Backoff from 10 ms to 100 ms; reports of a stream at least {@code minIntervalMs} apart. */
+    private static ProgressProperties timings(long minIntervalMs) {
+        return new ProgressProperties(Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofMillis(minIntervalMs),
+                Duration.ofMinutes(1));
     }
 
     @AfterEach
@@ -111,7 +117,7 @@ class ProgressReporterTest {
     void reportsOfAStreamAreAtLeastTheMinimumIntervalApartAndTheLastOfferIsReported() throws Exception {
         reporter.destroy();
         reporter = new ProgressReporter(new ResolverProgressClient(RESOLVER.baseUrl(), "secret", "consumer-1", 2000),
-                new SimpleMeterRegistry(), 10, 100, 300);
+                new SimpleMeterRegistry(), timings(300));
         reporter.offer(stream, 1, 1);
         awaitReported(1, 1); // the first report goes at once (and warms the client up)
         long started = System.nanoTime();

@@ -44,9 +44,8 @@ public abstract class ProductIT {
     public static class AnyStreamOnDelivery {
         @org.springframework.context.annotation.Bean
         @org.springframework.context.annotation.Primary
-        StreamAdmission anyStreamOnDelivery(@org.springframework.beans.factory.annotation.Value(
-                "${product.streams:}") String streams, @org.springframework.beans.factory.annotation.Value(
-                "${test.inbox.any-stream:true}") boolean any) {
+        StreamAdmission anyStreamOnDelivery(com.acme.catalog.product.recovery.ProductStreamsProperties streams,
+                @org.springframework.beans.factory.annotation.Value("${test.inbox.any-stream:true}") boolean any) {
             return new StreamAdmission(streams) {
                 @Override
                 public boolean mayStartOnDelivery(com.acme.catalog.contracts.StreamId stream) {

@@ -1,0 +1,27 @@
+package com.acme.catalog.product.completeness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+
+import com.acme.catalog.product.support.Bound;
+
+import org.junit.jupiter.api.Test;
+
+/** {@code product.completeness.*}: the keys and defaults of before the record. */
+class CompletenessPropertiesTest {
+
+    @Test
+    void defaultsAndKeys() {
+        assertThat(Bound.bind("product.completeness", CompletenessProperties.class, Map.of())).isEqualTo(
+                new CompletenessProperties(Duration.ofSeconds(10), Duration.ofMinutes(1)));
+        assertThat(Bound.bind("product.completeness", CompletenessProperties.class, Map.of(
+                "product.completeness.refresh-ms", "250", "product.completeness.heartbeat-stale-ms", "5000")))
+                .isEqualTo(new CompletenessProperties(Duration.ofMillis(250), Duration.ofSeconds(5)));
+        assertThatThrownBy(() -> Bound.bind("product.completeness", CompletenessProperties.class,
+                Map.of("product.completeness.refresh-ms", "0")))
+                .rootCause().hasMessageContaining("product.completeness.refresh-ms");
+    }
+}
