@@ -20,6 +20,7 @@ import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.resolver.export.ExportRepository.ExportRow;
 import com.acme.catalog.resolver.retention.Lease;
