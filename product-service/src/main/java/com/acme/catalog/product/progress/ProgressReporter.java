@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -55,11 +56,8 @@ public class ProgressReporter implements DisposableBean {
     private final long initialBackoffMs;
     private final long maxBackoffMs;
     private final long minIntervalNanos;
-    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "progress-reporter");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService worker =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("progress-reporter"));
     private final Map<StreamId, Progress> wanted = new ConcurrentHashMap<>();
     private final Map<StreamId, Progress> reported = new ConcurrentHashMap<>();
     private final Map<StreamId, AtomicLong> reportedGauges = new ConcurrentHashMap<>();

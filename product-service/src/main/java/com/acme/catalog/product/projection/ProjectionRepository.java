@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.product.projection.ProjectionBatch.Current;
 import com.acme.catalog.product.projection.ProjectionBatch.Revision;
 
@@ -17,12 +18,16 @@ import org.springframework.stereotype.Repository;
 class ProjectionRepository {
 
     private static final Map<String, String> SQL_REVISIONS = Map.of(
-            "item", "SELECT item_id, revision FROM item WHERE generation_id = ? AND item_id = ANY(?)",
-            "mapping", "SELECT mapping_id, revision FROM mapping WHERE generation_id = ? AND mapping_id = ANY(?)",
-            "policy", "SELECT policy_id, revision FROM policy WHERE generation_id = ? AND policy_id = ANY(?)",
-            "release", "SELECT release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)");
+            AggregateType.ITEM.wire(),
+            "SELECT item_id, revision FROM item WHERE generation_id = ? AND item_id = ANY(?)",
+            AggregateType.MAPPING.wire(),
+            "SELECT mapping_id, revision FROM mapping WHERE generation_id = ? AND mapping_id = ANY(?)",
+            AggregateType.POLICY.wire(),
+            "SELECT policy_id, revision FROM policy WHERE generation_id = ? AND policy_id = ANY(?)",
+            AggregateType.RELEASE.wire(),
+            "SELECT release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)");
     /** The tracked types in the order of the branches of {@link #SQL_ALL_REVISIONS}. */
-    private static final List<String> TRACKED = List.of("item", "mapping", "policy", "release");
+    private static final List<String> TRACKED = AggregateType.acceptedStateNames();
     /*
      * The statements every delivery runs (the revision lookup, the revision rows and the item upsert) name the
      * generation's own partitions ({@code %1$d}: the generation; create_generation_partitions and the shadow load

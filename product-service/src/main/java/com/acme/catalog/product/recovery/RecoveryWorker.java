@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.contracts.retry.Backoff;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
@@ -379,11 +381,7 @@ public class RecoveryWorker implements SmartLifecycle {
             log.info("the recovery worker is disabled (product.recovery.enabled=false)");
             return;
         }
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "recovery-worker");
-            t.setDaemon(true);
-            return t;
-        });
+        thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("recovery-worker"));
         thread.scheduleWithFixedDelay(this::periodic, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
         running = true;
     }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -216,11 +217,7 @@ public class WorkerLeases implements SmartLifecycle {
     @Override
     public synchronized void start() {
         long period = Math.max(1, ttlSeconds * 1000 / 3);
-        renewer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "worker-lease-renewer");
-            t.setDaemon(true);
-            return t;
-        });
+        renewer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("worker-lease-renewer"));
         renewer.scheduleWithFixedDelay(this::renewAll, period, period, TimeUnit.MILLISECONDS);
         running = true;
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChunkWriter;
@@ -55,8 +56,7 @@ final class ChunkPreparer implements Runnable, AutoCloseable {
     }
 
     void start() {
-        thread = new Thread(this, "bootstrap-prepare-" + stream);
-        thread.setDaemon(true);
+        thread = DaemonThreads.newThread(this, "bootstrap-prepare-" + stream);
         thread.start();
     }
 

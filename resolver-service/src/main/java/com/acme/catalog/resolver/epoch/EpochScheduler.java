@@ -5,7 +5,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,12 +42,7 @@ class EpochScheduler implements SmartLifecycle {
 
     @Override
     public void start() {
-        AtomicInteger n = new AtomicInteger();
-        ScheduledExecutorService e = Executors.newScheduledThreadPool(2, r -> {
-            Thread t = new Thread(r, "epoch-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService e = Executors.newScheduledThreadPool(2, DaemonThreads.numbered("epoch"));
         every(e, properties.refreshInterval().toMillis(), () -> cache.refresh());
         every(e, properties.highWaterMarkInterval().toMillis(), () -> marks.flush());
         e.scheduleWithFixedDelay(this::check, 0, properties.rollbackCheckInterval().toMillis(),

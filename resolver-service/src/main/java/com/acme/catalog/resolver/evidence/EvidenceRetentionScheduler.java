@@ -4,6 +4,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationListener;
@@ -37,11 +39,7 @@ class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<
 
     @Override
     public void start() {
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "evidence-retention");
-            t.setDaemon(true);
-            return t;
-        });
+        executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("evidence-retention"));
         executor.execute(this::refreshGauge);
         if (properties.retention().enabled()) {
             long interval = properties.retention().interval().toMillis();

@@ -1,13 +1,13 @@
 package com.acme.catalog.resolver.export;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.ApiException;
-import com.acme.catalog.contracts.InvalidIdException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.export.ExportRequest;
+import com.acme.catalog.contracts.export.ExportView;
+import com.acme.catalog.contracts.json.StrictJson;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
@@ -41,13 +41,12 @@ class ExportController {
     }
 
     @PostMapping("/v1/exports")
-    ResponseEntity<Map<String, Object>> start(@RequestBody JsonNode body) {
+    ResponseEntity<ExportView> start(@RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
-        if (body == null || !body.isObject()) {
-            throw new ApiException(ProblemCode.INVALID_BODY, "body must be a JSON object {tenant, catalog, leaseId}");
-        }
-        StreamId stream = new StreamId(text(body, "tenant"), text(body, "catalog"));
-        UUID leaseId = uuid("leaseId", text(body, "leaseId"));
+        // bound after the role check, as every endpoint answers a caller without the role before its body
+        ExportRequest request = StrictJson.bind(body, ExportRequest.class, " {tenant, catalog, leaseId}");
+        StreamId stream = request.stream();
+        UUID leaseId = request.lease();
         Caller caller = Access.require(stream.tenant(), Role.OPERATOR, Role.CONSUMER);
         retention.requireLeaseUser(leaseId, caller); // before the pin moves: another token's lease is not touched
         ExportRow row = service.start(stream, leaseId, caller.name());
@@ -55,7 +54,7 @@ class ExportController {
     }
 
     @GetMapping("/v1/exports/{exportId}")
-    Map<String, Object> status(@PathVariable String exportId) {
+    ExportView status(@PathVariable String exportId) {
         return json(authorized(exportId));
     }
 
@@ -75,54 +74,15 @@ class ExportController {
         return row;
     }
 
-    private static Map<String, Object> json(ExportRow row) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("exportId", row.exportId().toString());
-        out.put("status", row.status().name());
-        out.put("tenant", row.stream().tenant());
-        out.put("catalog", row.stream().catalog());
-        out.put("epoch", row.epoch());
-        out.put("leaseId", row.leaseId().toString());
-        if (row.cursor() != null) {
-            out.put("cursor", row.cursor());
-            out.put("chainDigest", row.chainDigest());
-        }
-        if (row.manifestKey() != null) {
-            out.put("manifestKey", row.manifestKey());
-        }
-        if (row.error() != null) {
-            out.put("error", row.error());
-        }
-        Map<String, Object> progress = new LinkedHashMap<>();
-        progress.put("phase", row.phase());
-        progress.put("rowsWritten", row.rows());
-        progress.put("bytesWritten", row.bytes());
-        progress.put("heartbeatAt", row.heartbeatAt().toString());
-        out.put("progress", progress);
-        out.put("requestedBy", row.requestedBy());
-        out.put("createdAt", row.createdAt().toString());
-        if (row.finishedAt() != null) {
-            out.put("finishedAt", row.finishedAt().toString());
-        }
-        return out;
-    }
-
-    private static String text(JsonNode body, String field) {
-        JsonNode v = body.get(field);
-        if (v == null || !v.isString()) {
-            throw new ApiException(ProblemCode.INVALID_BODY, field + " is required and must be a string");
-        }
-        return v.stringValue();
+    private static ExportView json(ExportRow row) {
+        return new ExportView(row.exportId(), row.status(), row.stream().tenant(), row.stream().catalog(),
+                row.epoch(), row.leaseId(), row.cursor(), row.cursor() == null ? null : row.chainDigest(),
+                row.manifestKey(), row.error(),
+                new ExportView.Progress(row.phase(), row.rows(), row.bytes(), row.heartbeatAt()), row.requestedBy(),
+                row.createdAt(), row.finishedAt());
     }
 
     static UUID uuid(String what, String value) {
-        if (value == null || value.length() != 36) {
-            throw new InvalidIdException(what, value, "must be a UUID");
-        }
-        try {
-            return UUID.fromString(value);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidIdException(what, value, "must be a UUID");
-        }
+        return ExportRequest.uuid(what, value);
     }
 }

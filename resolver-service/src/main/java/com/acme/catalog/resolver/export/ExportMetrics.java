@@ -3,6 +3,7 @@ package com.acme.catalog.resolver.export;
 import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.export.ExportStatus;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.export.ExportStatus;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;

@@ -14,12 +14,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.UuidV7;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.resolver.export.ExportRepository.ExportRow;
 import com.acme.catalog.resolver.retention.Lease;
@@ -64,12 +65,11 @@ class ExportService implements DisposableBean {
         this.properties = properties;
         this.instance = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString()
                 .substring(0, 8);
-        AtomicInteger n = new AtomicInteger();
         this.pool = new ThreadPoolExecutor(properties.threads(), properties.threads(), 0, TimeUnit.SECONDS,
                 properties.queueCapacity() == 0 ? new SynchronousQueue<>()
                         : new ArrayBlockingQueue<>(properties.queueCapacity()),
-                r -> daemon(r, "export-" + n.incrementAndGet()));
-        this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "export-heartbeat"));
+                DaemonThreads.numbered("export"));
+        this.heartbeat = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("export-heartbeat"));
         long every = properties.progressInterval().toMillis();
         this.heartbeat.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
     }
@@ -172,11 +172,5 @@ class ExportService implements DisposableBean {
             log.warn("exports still running at shutdown: {}; the stale sweep of another instance fails them",
                     running.keySet());
         }
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 }

@@ -19,20 +19,21 @@ import java.util.zip.GZIPOutputStream;
 
 import javax.sql.DataSource;
 
-import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.export.CsvRecordReader;
 import com.acme.catalog.contracts.export.CsvRowChecksum;
 import com.acme.catalog.contracts.export.ExportFormat;
 import com.acme.catalog.contracts.export.ExportManifest.ManifestObject;
 import com.acme.catalog.contracts.export.ExportTable;
-import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.contracts.objectstore.ObjectStore.StoredObject;
+import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 
@@ -227,7 +228,7 @@ class SnapshotExporter {
         private volatile IOException failure;
 
         Compressor(OutputStream gzip, ExportTable table) {
-            thread = new Thread(() -> {
+            thread = DaemonThreads.newThread(() -> {
                 try {
                     byte[] chunk;
                     while ((chunk = queue.take()) != END) {
@@ -239,7 +240,6 @@ class SnapshotExporter {
                     Thread.currentThread().interrupt();
                 }
             }, "export-gzip-" + table);
-            thread.setDaemon(true);
             thread.start();
         }
 

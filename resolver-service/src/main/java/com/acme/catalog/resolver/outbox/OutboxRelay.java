@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 import com.acme.catalog.resolver.outbox.RelayRepository.Due;
 import com.acme.catalog.resolver.outbox.RelayRepository.Event;
 import com.acme.catalog.resolver.outbox.RelayRepository.Head;
@@ -129,25 +130,19 @@ class OutboxRelay implements SmartLifecycle {
             return;
         }
         running = true;
-        retryTimer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "relay-retry-timer"));
-        publisher = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "relay-publisher"));
+        retryTimer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("relay-retry-timer"));
+        publisher = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("relay-publisher"));
         long publishMs = Math.max(1, props.publishInterval().toMillis());
         publisher.scheduleWithFixedDelay(this::publishTick, publishMs, publishMs, TimeUnit.MILLISECONDS);
         int n = Math.max(1, props.workers());
         workers = new ThreadPoolExecutor(n, n, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                r -> new Thread(r, "relay-delivery"));
+                DaemonThreads.named("relay-delivery"));
         listener = new CommitListener(dataSource.getJdbcUrl(), dataSource.getUsername(), dataSource.getPassword(),
                 this::committed);
-        listenerThread = daemon(listener, "relay-listener");
+        listenerThread = DaemonThreads.newThread(listener, "relay-listener");
         listenerThread.start();
-        dispatcher = daemon(this::dispatchLoop, "relay-dispatcher");
+        dispatcher = DaemonThreads.newThread(this::dispatchLoop, "relay-dispatcher");
         dispatcher.start();
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 
     @Override
@@ -395,11 +390,10 @@ class OutboxRelay implements SmartLifecycle {
         }
     }
 
-    /** Exponential from the initial delay, capped, with full jitter in its upper half. */
+    /** Exponential from the initial delay, capped, with full jitter in its upper half (see
+     * {@link RelayProperties#backoff}). */
     double backoffSeconds(int failures) {
-        double base = props.backoffInitial().toMillis() / 1000.0 * Math.pow(2, Math.min(failures - 1, 20));
-        double capped = Math.min(base, props.backoffMax().toMillis() / 1000.0);
-        return capped / 2 + ThreadLocalRandom.current().nextDouble() * capped / 2;
+        return props.backoff().jitteredPause(failures, ThreadLocalRandom.current()).toNanos() / 1e9;
     }
 
     /**

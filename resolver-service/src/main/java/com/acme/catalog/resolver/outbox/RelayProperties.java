@@ -2,6 +2,8 @@ package com.acme.catalog.resolver.outbox;
 
 import java.time.Duration;
 
+import com.acme.catalog.contracts.retry.BackoffPolicy;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -27,4 +29,13 @@ record RelayProperties(@DefaultValue("true") boolean enabled, @DefaultValue("") 
         @DefaultValue("PT30S") Duration claim, @DefaultValue("PT0.2S") Duration backoffInitial,
         @DefaultValue("PT30S") Duration backoffMax, @DefaultValue("4") int workers,
         @DefaultValue("PT0.2S") Duration publishInterval) {
+
+    RelayProperties {
+        new BackoffPolicy(backoffInitial, backoffMax); // refuses 0 or a cap below the initial at start
+    }
+
+    /** The retry pause after failed deliveries: {@code backoffInitial} doubling to {@code backoffMax}. */
+    BackoffPolicy backoff() {
+        return new BackoffPolicy(backoffInitial, backoffMax);
+    }
 }

@@ -1,6 +1,6 @@
 package com.acme.catalog.resolver.retention;
 
-import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -8,6 +8,14 @@ import java.util.UUID;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.retention.ConsumerRegistered;
+import com.acme.catalog.contracts.retention.ConsumerRegistrationRequest;
+import com.acme.catalog.contracts.retention.LeaseGranted;
+import com.acme.catalog.contracts.retention.LeaseRenewed;
+import com.acme.catalog.contracts.retention.LeaseRequest;
+import com.acme.catalog.contracts.retention.ProgressRecorded;
+import com.acme.catalog.contracts.retention.ProgressRequest;
+import com.acme.catalog.contracts.retention.PruneRequest;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
@@ -53,31 +61,24 @@ class RetentionController {
     }
 
     @PostMapping("/consumers")
-    ResponseEntity<Map<String, Object>> register(@RequestBody JsonNode body) {
+    ResponseEntity<ConsumerRegistered> register(@RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
-        RetentionRequests.Registration r = RetentionRequests.registration(body);
+        ConsumerRegistrationRequest r = RetentionRequests.registration(body);
         Caller caller = Access.require(r.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
         deliveryUrls.require(r.deliveryUrl()); // before anything is registered: the relay sends its token there
         ConsumerRegistration reg = registry.register(r.consumerId(), r.stream(), r.epoch(), r.deliveryUrl(), caller);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("consumerId", reg.consumerId());
-        out.put("durablePosition", reg.durablePosition());
-        out.put("tenant", reg.stream().tenant());
-        out.put("catalog", reg.stream().catalog());
-        out.put("epoch", reg.epoch());
-        out.put("deliveryUrl", reg.deliveryUrl());
-        out.put("registeredAt", reg.registeredAt().toString());
-        return ResponseEntity.status(HttpStatus.CREATED).body(out);
+        return ResponseEntity.status(HttpStatus.CREATED).body(new ConsumerRegistered(reg.consumerId(),
+                reg.durablePosition(), reg.stream().tenant(), reg.stream().catalog(), reg.epoch(), reg.deliveryUrl(),
+                reg.registeredAt()));
     }
 
     @PutMapping("/consumers/{consumerId}/progress")
-    Map<String, Object> progress(@PathVariable String consumerId, @RequestBody JsonNode body) {
+    ProgressRecorded progress(@PathVariable String consumerId, @RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         String id = RetentionRequests.consumerId(consumerId);
-        RetentionRequests.Progress p = RetentionRequests.progress(body);
+        ProgressRequest p = RetentionRequests.progress(body);
         Caller caller = Access.require(p.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
-        long durable = registry.reportProgress(id, p.stream(), p.epoch(), p.position(), caller);
-        return Map.of("durablePosition", durable);
+        return new ProgressRecorded(registry.reportProgress(id, p.stream(), p.epoch(), p.position(), caller));
     }
 
     @DeleteMapping("/consumers/{consumerId}")
@@ -94,29 +95,22 @@ class RetentionController {
     }
 
     @PostMapping("/leases")
-    ResponseEntity<Map<String, Object>> createLease(@RequestBody JsonNode body) {
+    ResponseEntity<LeaseGranted> createLease(@RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
-        RetentionRequests.NewLease r = RetentionRequests.newLease(body);
+        LeaseRequest r = RetentionRequests.newLease(body);
         Caller caller = Access.require(r.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
         Lease lease = service.pinRetention(r.stream(), r.epoch(), r.ttl(), r.owner(), caller.name());
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("leaseId", lease.leaseId().toString());
-        out.put("pin", lease.pin());
-        out.put("expiresAt", lease.expiresAt().toString());
-        out.put("tenant", lease.stream().tenant());
-        out.put("catalog", lease.stream().catalog());
-        out.put("epoch", lease.epoch());
-        out.put("owner", lease.owner());
-        return ResponseEntity.status(HttpStatus.CREATED).body(out);
+        return ResponseEntity.status(HttpStatus.CREATED).body(new LeaseGranted(lease.leaseId(), lease.pin(),
+                lease.expiresAt(), lease.stream().tenant(), lease.stream().catalog(), lease.epoch(), lease.owner()));
     }
 
     @PostMapping("/leases/{leaseId}/renew")
-    Map<String, Object> renew(@PathVariable String leaseId, @RequestBody JsonNode body) {
+    LeaseRenewed renew(@PathVariable String leaseId, @RequestBody JsonNode body) {
         Caller caller = Access.require(Role.OPERATOR, Role.CONSUMER);
         UUID id = RetentionRequests.leaseId(leaseId);
-        var ttl = RetentionRequests.ttl(body);
+        Duration ttl = RetentionRequests.ttl(body);
         requireLeaseAccess(caller, service.find(id));
-        return Map.of("expiresAt", service.renew(id, ttl).toString());
+        return new LeaseRenewed(service.renew(id, ttl));
     }
 
     @DeleteMapping("/leases/{leaseId}")
@@ -142,12 +136,9 @@ class RetentionController {
     @PostMapping("/prune")
     Map<String, Object> prune(@RequestBody(required = false) JsonNode body) {
         Caller caller = Access.require(Role.OPERATOR);
-        if (body != null && !body.isObject() && !body.isNull() && !body.isMissingNode()) {
-            throw new ApiException(ProblemCode.INVALID_BODY, "body must be a JSON object");
-        }
-        String tenant = body == null || !body.isObject() ? null : RetentionRequests.optionalText(body, "tenant");
-        String catalog = body == null || !body.isObject() ? null : RetentionRequests.optionalText(body, "catalog");
-        RetentionRequests.filter(tenant, catalog);
+        PruneRequest filter = RetentionRequests.prune(body);
+        String tenant = filter.tenant();
+        String catalog = filter.catalog();
         if (tenant != null) {
             Access.require(tenant, Role.OPERATOR);
         } else if (!caller.tenants().isEmpty()) {

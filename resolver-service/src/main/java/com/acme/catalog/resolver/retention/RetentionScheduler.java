@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +43,7 @@ class RetentionScheduler implements SmartLifecycle, ApplicationListener<ContextC
 
     @Override
     public void start() {
-        executor = Executors.newScheduledThreadPool(2, named());
+        executor = Executors.newScheduledThreadPool(2, DaemonThreads.numbered("retention"));
         if (properties.prune().enabled()) {
             long interval = properties.prune().interval().toMillis();
             executor.scheduleWithFixedDelay(this::pruneCycle, interval, interval, TimeUnit.MILLISECONDS);
@@ -105,14 +105,5 @@ class RetentionScheduler implements SmartLifecycle, ApplicationListener<ContextC
     @Override
     public boolean isRunning() {
         return executor != null;
-    }
-
-    private static ThreadFactory named() {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, "retention-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
     }
 }

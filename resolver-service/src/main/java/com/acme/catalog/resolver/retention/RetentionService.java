@@ -8,6 +8,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.UuidV7;
+import com.acme.catalog.contracts.retention.LeaseRequest;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.retention.LeaseRepository.LeaseRow;
@@ -28,7 +29,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class RetentionService implements PrunedThroughSource {
 
     /** Longest accepted {@code owner} label. */
-    static final int MAX_OWNER_LENGTH = 200;
+    static final int MAX_OWNER_LENGTH = LeaseRequest.MAX_OWNER_LENGTH;
 
     private final TransactionTemplate tx;
     private final RetentionRepository retention;
@@ -198,11 +199,7 @@ public class RetentionService implements PrunedThroughSource {
     }
 
     static void requireOwner(String owner) {
-        if (owner == null || owner.isBlank() || owner.length() > MAX_OWNER_LENGTH
-                || owner.chars().anyMatch(Character::isISOControl)) {
-            throw new ApiException(ProblemCode.INVALID_BODY,
-                    "owner must be 1-" + MAX_OWNER_LENGTH + " printable characters");
-        }
+        LeaseRequest.requireOwner(owner);
     }
 
     private static void requireOwnTransaction(String what) {

@@ -3,6 +3,7 @@ package com.acme.catalog.resolver.stream;
 import java.util.Optional;
 import java.util.UUID;
 
+import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.StreamId;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -71,13 +72,17 @@ public class AcceptedStateRepository {
 
     /** The aggregate's current revision; empty when it never existed. */
     public Optional<CurrentRevision> current(StreamId s, String aggregateType, String id) {
-        String sql = switch (aggregateType) {
-            case "item" -> SQL_CURRENT_ITEM;
-            case "mapping" -> SQL_CURRENT_MAPPING;
-            case "policy" -> SQL_CURRENT_POLICY;
-            case "release" -> SQL_CURRENT_RELEASE;
-            default -> throw new IllegalArgumentException("unknown aggregate type " + aggregateType);
+        AggregateType type = AggregateType.parse(aggregateType);
+        String sql = type == null ? null : switch (type) {
+            case ITEM -> SQL_CURRENT_ITEM;
+            case MAPPING -> SQL_CURRENT_MAPPING;
+            case POLICY -> SQL_CURRENT_POLICY;
+            case RELEASE -> SQL_CURRENT_RELEASE;
+            case DECISION -> null;
         };
+        if (sql == null) {
+            throw new IllegalArgumentException("unknown aggregate type " + aggregateType);
+        }
         return jdbc.sql(sql).params(s.tenant(), s.catalog(), id)
                 .query((rs, n) -> new CurrentRevision(rs.getInt(1), rs.getBoolean(2))).optional();
     }

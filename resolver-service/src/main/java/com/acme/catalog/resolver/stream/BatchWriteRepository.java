@@ -2,14 +2,15 @@ package com.acme.catalog.resolver.stream;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
+import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;
@@ -33,150 +34,248 @@ import org.springframework.stereotype.Repository;
  * revision row, whose content is the event payload, so the JSON of a current row (item attributes, policy rules,
  * release items) is not sent or parsed a second time: the state insert takes it from the revision rows the same
  * statement inserted ({@code RETURNING}), so both are one parsed value.
+ *
+ * <p>Each statement is assembled once, as data, by {@link BoundSql}: every piece of text carries the values of its
+ * own placeholders, each row source is an {@link UnnestColumns} that emits every {@code unnest} column together with
+ * its array, and the cursor's statements are included from {@link CursorRepository} with their parameters. So the
+ * about eighty positional parameters cannot drift from the text, and the guarded variant is built from the same
+ * parts rather than derived from the other's text.
  */
 @Repository
 class BatchWriteRepository {
+
+    /** The aggregate types the prefetch reads the current revision of, each with its table and id column. */
+    private static final List<CurrentTable> CURRENT_TABLES = List.of(
+            new CurrentTable(AggregateType.ITEM.wire(), "item_id", "revision, deleted", "a.deleted"),
+            new CurrentTable(AggregateType.MAPPING.wire(), "mapping_id", "revision", "false"),
+            new CurrentTable(AggregateType.POLICY.wire(), "policy_id", "revision", "false"),
+            new CurrentTable(AggregateType.RELEASE.wire(), "release_id", "revision", "false"));
+
+    private static final UnnestColumns<Change.ItemRef> REF_COLUMNS = UnnestColumns.of(Change.ItemRef.class, "q")
+            .text("item_id", Change.ItemRef::itemId)
+            .ints("revision", Change.ItemRef::revision);
 
     /**
      * Current revisions of the named aggregates, then which named (item, revision) pairs are live. Each lookup is
      * a lateral probe of the primary key per id, so the plan does not depend on table statistics.
      */
-    private static final String SQL_PREFETCH = """
-            SELECT 'item' AS kind, q.id, a.revision, a.deleted
-              FROM unnest(?::text[]) AS q(id)
-              CROSS JOIN LATERAL (SELECT revision, deleted FROM item
-                                   WHERE tenant = ? AND catalog = ? AND item_id = q.id OFFSET 0) a
-            UNION ALL
-            SELECT 'mapping', q.id, a.revision, false
-              FROM unnest(?::text[]) AS q(id)
-              CROSS JOIN LATERAL (SELECT revision FROM mapping
-                                   WHERE tenant = ? AND catalog = ? AND mapping_id = q.id OFFSET 0) a
-            UNION ALL
-            SELECT 'policy', q.id, a.revision, false
-              FROM unnest(?::text[]) AS q(id)
-              CROSS JOIN LATERAL (SELECT revision FROM policy
-                                   WHERE tenant = ? AND catalog = ? AND policy_id = q.id OFFSET 0) a
-            UNION ALL
-            SELECT 'release', q.id, a.revision, false
-              FROM unnest(?::text[]) AS q(id)
-              CROSS JOIN LATERAL (SELECT revision FROM release
-                                   WHERE tenant = ? AND catalog = ? AND release_id = q.id OFFSET 0) a
-            UNION ALL
-            SELECT 'live-item-revision', q.item_id, q.revision, false
-              FROM unnest(?::text[], ?::int[]) AS q(item_id, revision)
-              CROSS JOIN LATERAL (SELECT 1 FROM accepted_revision
-                                   WHERE tenant = ? AND catalog = ? AND aggregate_type = 'item'
-                                     AND aggregate_id = q.item_id AND revision = q.revision AND NOT deleted
-                                  OFFSET 0) a
-            """;
+    static final BoundSql<Lookup> PREFETCH = prefetch(BoundSql.builder()).build();
 
     /**
      * Generic plans for the rest of the write transaction. The prefetch's custom plan is no better than its generic
      * one (lateral primary-key probes either way), but PostgreSQL's plan cache keeps choosing custom plans for it,
      * because only a custom plan sees how long each array is and the generic plan's estimate looks dearer; so it
-     * was planned afresh on every physical write: 0.4 ms of planning against 0.04 ms of execution, measured with
-     * {@code pg_stat_statements} (docs/benchmarks.md). The write statement already runs on its generic plan.
+     * was planned afresh on every physical write, ten times its execution time ({@code pg_stat_statements}). The
+     * write statement already runs on its generic plan.
      */
     private static final String SQL_GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan";
 
     /**
-     * Generic plans, the maintenance hold and the cursor lock ({@link CursorRepository#SQL_LOCK_OPEN}), then the
+     * Generic plans, the maintenance hold and the cursor lock ({@link CursorRepository#LOCK_OPEN}), then the
      * prefetch: four statements in one round trip. Under READ COMMITTED the prefetch takes its snapshot after the lock
      * was granted, so it sees every write committed before.
      */
-    private static final String SQL_LOCK_THEN_PREFETCH = SQL_GENERIC_PLANS + ";\n"
-            + CursorRepository.SQL_LOCK_OPEN.strip() + ";\n" + SQL_PREFETCH;
+    static final BoundSql<Lookup> LOCK_THEN_PREFETCH = prefetch(BoundSql.<Lookup>builder()
+            .sql(SQL_GENERIC_PLANS + ";\n")
+            .include(CursorRepository.LOCK_OPEN, Lookup::stream)
+            .sql(";\n")).build();
+
+    private static final UnnestColumns<RevisionRow> REVISION_COLUMNS = UnnestColumns.of(RevisionRow.class)
+            .text("aggregate_type", RevisionRow::aggregateType)
+            .text("aggregate_id", RevisionRow::aggregateId)
+            .ints("revision", RevisionRow::revision)
+            .jsonTexts("content", RevisionRow::contentJson)
+            .flags("deleted", RevisionRow::deleted)
+            .bigints("epoch", RevisionRow::epoch)
+            .bigints("position", RevisionRow::position)
+            .uuids("event_id", RevisionRow::eventId);
+
+    private static final UnnestColumns<ItemRow> ITEM_COLUMNS = UnnestColumns.of(ItemRow.class)
+            .text("item_id", ItemRow::id)
+            .ints("revision", ItemRow::revision)
+            .flags("deleted", ItemRow::deleted)
+            .bigints("epoch", ItemRow::epoch)
+            .bigints("position", ItemRow::position);
+
+    private static final UnnestColumns<MappingRow> MAPPING_COLUMNS = UnnestColumns.of(MappingRow.class)
+            .text("mapping_id", MappingRow::id)
+            .ints("revision", MappingRow::revision)
+            .text("source", MappingRow::source)
+            .text("target", MappingRow::target)
+            .bigints("epoch", MappingRow::epoch)
+            .bigints("position", MappingRow::position);
+
+    private static final UnnestColumns<PolicyRow> POLICY_COLUMNS = UnnestColumns.of(PolicyRow.class)
+            .text("policy_id", PolicyRow::id)
+            .ints("revision", PolicyRow::revision)
+            .bigints("epoch", PolicyRow::epoch)
+            .bigints("position", PolicyRow::position);
+
+    private static final UnnestColumns<ReleaseRow> RELEASE_COLUMNS = UnnestColumns.of(ReleaseRow.class)
+            .text("release_id", ReleaseRow::id)
+            .ints("revision", ReleaseRow::revision)
+            .text("visibility", ReleaseRow::visibility)
+            .bigints("epoch", ReleaseRow::epoch)
+            .bigints("position", ReleaseRow::position);
+
+    private static final UnnestColumns<OutboxRow> OUTBOX_COLUMNS = UnnestColumns.of(OutboxRow.class)
+            .bigints("epoch", OutboxRow::epoch)
+            .bigints("position", OutboxRow::position)
+            .uuids("event_id", OutboxRow::eventId)
+            .uuids("transaction_id", OutboxRow::transactionId)
+            .ints("ordinal", OutboxRow::transactionOrdinal)
+            .ints("count", OutboxRow::transactionCount)
+            .text("event_type", OutboxRow::type)
+            .text("aggregate_type", OutboxRow::aggregateType)
+            .text("aggregate_id", OutboxRow::aggregateId)
+            .nullableInts("revision", OutboxRow::revision)
+            .jsonTexts("wire", OutboxRow::wire)
+            .text("chain_digest", OutboxRow::chainDigest)
+            .timestamps("occurred_at", OutboxRow::occurredAt);
 
     /**
-     * Every row of one physical transaction and the compare-and-set cursor advance in one statement; each part
-     * inserts nothing for empty arrays. Answers one row per cursor row moved (1, or none if the cursor was not where
-     * the caller locked it); the advance also queues the notification PostgreSQL delivers at commit to wake the
-     * outbox relay, as {@link CursorRepository#advance} does.
+     * Every row of one physical transaction and the compare-and-set cursor advance
+     * ({@link CursorRepository#ADVANCE}) in one statement; each part inserts nothing for empty arrays. Answers one
+     * row per cursor row moved (1, or none if the cursor was not where the caller locked it); the advance also
+     * queues the notification PostgreSQL delivers at commit to wake the outbox relay, as
+     * {@link CursorRepository#advance} does.
      */
-    private static final String SQL_WRITE_ALL = """
-            WITH revisions AS (
-                INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content,
-                                               deleted, epoch, position, event_id)
-                SELECT ?, ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
-                       u.position, u.event_id
-                  FROM unnest(?::text[], ?::text[], ?::int[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[], ?::bigint[],
-                              ?::uuid[])
-                       AS u(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id) /*guard*/
-                RETURNING aggregate_type, aggregate_id, revision, content
-            ), items AS (
-                INSERT INTO item (tenant, catalog, item_id, revision, attributes, deleted, epoch, position)
-                SELECT ?, ?, u.item_id, u.revision,
-                       CASE WHEN u.deleted THEN '{}'::jsonb ELSE r.content -> 'attributes' END,
-                       u.deleted, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::boolean[], ?::bigint[], ?::bigint[])
-                       AS u(item_id, revision, deleted, epoch, position)
-                  LEFT JOIN revisions r
-                         ON r.aggregate_type = 'item' AND r.aggregate_id = u.item_id AND r.revision = u.revision
-                       /*guard*/
-                ON CONFLICT (tenant, catalog, item_id) DO UPDATE
-                   SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
-                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            ), mappings AS (
-                INSERT INTO mapping (tenant, catalog, mapping_id, revision, source, target, epoch, position)
-                SELECT ?, ?, u.mapping_id, u.revision, u.source, u.target, u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])
-                       AS u(mapping_id, revision, source, target, epoch, position) /*guard*/
-                ON CONFLICT (tenant, catalog, mapping_id) DO UPDATE
-                   SET revision = excluded.revision, source = excluded.source, target = excluded.target,
-                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            ), policies AS (
-                INSERT INTO policy (tenant, catalog, policy_id, revision, rules, epoch, position)
-                SELECT ?, ?, u.policy_id, u.revision, r.content -> 'rules', u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::bigint[], ?::bigint[])
-                       AS u(policy_id, revision, epoch, position)
-                  LEFT JOIN revisions r
-                         ON r.aggregate_type = 'policy' AND r.aggregate_id = u.policy_id AND r.revision = u.revision
-                       /*guard*/
-                ON CONFLICT (tenant, catalog, policy_id) DO UPDATE
-                   SET revision = excluded.revision, rules = excluded.rules,
-                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            ), releases AS (
-                INSERT INTO release (tenant, catalog, release_id, revision, visibility, items, epoch, position)
-                SELECT ?, ?, u.release_id, u.revision, u.visibility, r.content -> 'items', u.epoch, u.position
-                  FROM unnest(?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[])
-                       AS u(release_id, revision, visibility, epoch, position)
-                  LEFT JOIN revisions r
-                         ON r.aggregate_type = 'release' AND r.aggregate_id = u.release_id AND r.revision = u.revision
-                       /*guard*/
-                ON CONFLICT (tenant, catalog, release_id) DO UPDATE
-                   SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
-                       epoch = excluded.epoch, position = excluded.position, updated_at = now()
-            ), outboxed AS (
-                INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id, transaction_ordinal,
-                                    transaction_count, event_type, aggregate_type, aggregate_id, revision, wire,
-                                    chain_digest, occurred_at)
-                SELECT ?, ?, u.epoch, u.position, u.event_id, u.transaction_id, u.ordinal, u.count, u.event_type,
-                       u.aggregate_type, u.aggregate_id, u.revision, u.wire, u.chain_digest, u.occurred_at
-                  FROM unnest(?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[], ?::int[], ?::int[], ?::text[],
-                              ?::text[], ?::text[], ?::int[], string_to_array(?, chr(30)), ?::text[], ?::timestamptz[])
-                       AS u(epoch, position, event_id, transaction_id, ordinal, count, event_type, aggregate_type,
-                            aggregate_id, revision, wire, chain_digest, occurred_at) /*guard*/
-            ), advanced AS (
-            """ + CursorRepository.SQL_ADVANCE.strip() + """
-             RETURNING 1
-            )
-            SELECT pg_notify('outbox_committed', ?) FROM advanced
-            """;
+    static final BoundSql<Write> WRITE_ALL = writeRows(BoundSql.<Write>builder().sql("WITH "), "").build();
+
+    /** What makes {@link #LOCK_THEN_WRITE_PREPARED}'s parts insert nothing: the locked cursor is elsewhere. */
+    private static final String GUARD = "WHERE EXISTS (SELECT 1 FROM guard)";
 
     /**
-     * The maintenance hold and the cursor lock, then {@link #SQL_WRITE_ALL} made conditional on the locked cursor
+     * The maintenance hold and the cursor lock, then {@link #WRITE_ALL} made conditional on the locked cursor
      * being exactly where the rows were prepared from (epoch, position and chain digest), as three statements in one
-     * round trip; the {@link WriteGate} judges the lock before the commit. Under READ
-     * COMMITTED the second statement's snapshot is taken after the lock is held. When the cursor is elsewhere
-     * (someone else wrote the stream since), nothing is inserted and no cursor row moves, so the statement answers no
-     * row (instead of one) and no constraint of the rows it meant to write can fire instead. The advance wakes the outbox relay at
-     * commit like every write path's advance.
+     * round trip; the {@link WriteGate} judges the lock before the commit. Under READ COMMITTED the second
+     * statement's snapshot is taken after the lock is held. When the cursor is elsewhere (someone else wrote the
+     * stream since), nothing is inserted and no cursor row moves, so the statement answers no row (instead of one)
+     * and no constraint of the rows it meant to write can fire instead. The advance wakes the outbox relay at commit
+     * like every write path's advance.
      */
-    private static final String SQL_LOCK_THEN_WRITE_PREPARED = CursorRepository.SQL_LOCK_OPEN.strip() + ";\n"
-            + "WITH guard AS (SELECT 1 FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ? "
-            + "AND position = ? AND chain_digest = ? AND fenced_at IS NULL),\n"
-            + SQL_WRITE_ALL.strip().substring("WITH ".length())
-                    .replace("/*guard*/", "WHERE EXISTS (SELECT 1 FROM guard)");
+    static final BoundSql<Write> LOCK_THEN_WRITE_PREPARED = writeRows(BoundSql.<Write>builder()
+            .include(CursorRepository.LOCK_OPEN, w -> w.rows().stream())
+            .sql(";\nWITH guard AS (SELECT 1 FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ? "
+                    + "AND position = ? AND chain_digest = ? AND fenced_at IS NULL),\n",
+                    w -> w.rows().stream().tenant(), w -> w.rows().stream().catalog(), w -> w.from().epoch(),
+                    w -> w.from().position(), w -> w.from().chainDigest()), GUARD).build();
+
+    private static BoundSql.Builder<Lookup> prefetch(BoundSql.Builder<Lookup> b) {
+        for (CurrentTable t : CURRENT_TABLES) {
+            String type = t.type();
+            b.sql("""
+                    SELECT '%s'%s, q.id, a.revision, %s
+                      FROM unnest(?::text[]) AS q(id)
+                      CROSS JOIN LATERAL (SELECT %s FROM %s
+                                           WHERE tenant = ? AND catalog = ? AND %s = q.id OFFSET 0) a
+                    UNION ALL
+                    """.formatted(type, t == CURRENT_TABLES.get(0) ? " AS kind" : "", t.deleted(), t.read(), type,
+                            t.idColumn()),
+                    l -> l.ids(type), Lookup::tenant, Lookup::catalog);
+        }
+        return b.sql("SELECT 'live-item-revision', q.item_id, q.revision, false\n  FROM ")
+                .unnest(Lookup::refs, REF_COLUMNS)
+                .sql("""
+
+                          CROSS JOIN LATERAL (SELECT 1 FROM accepted_revision
+                                               WHERE tenant = ? AND catalog = ? AND aggregate_type = 'item'
+                                                 AND aggregate_id = q.item_id AND revision = q.revision AND NOT deleted
+                                              OFFSET 0) a
+                        """, Lookup::tenant, Lookup::catalog);
+    }
+
+    /**
+     * The parts of the write statement after its {@code WITH}: revisions, current rows, outbox rows, the cursor
+     * advance and the relay's wake-up; {@code where} follows every part's row source (empty, or {@link #GUARD}).
+     */
+    private static BoundSql.Builder<Write> writeRows(BoundSql.Builder<Write> b, String where) {
+        Function<Write, Object> tenant = w -> w.rows().stream().tenant();
+        Function<Write, Object> catalog = w -> w.rows().stream().catalog();
+        return b.sql("""
+                revisions AS (
+                    INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content,
+                                                   deleted, epoch, position, event_id)
+                    SELECT ?, ?, u.aggregate_type, u.aggregate_id, u.revision, u.content::jsonb, u.deleted, u.epoch,
+                           u.position, u.event_id
+                      FROM\s""", tenant, catalog)
+                .unnest(w -> w.rows().revisions(), REVISION_COLUMNS)
+                .sql(" " + where + """
+
+                    RETURNING aggregate_type, aggregate_id, revision, content
+                ), items AS (
+                    INSERT INTO item (tenant, catalog, item_id, revision, attributes, deleted, epoch, position)
+                    SELECT ?, ?, u.item_id, u.revision,
+                           CASE WHEN u.deleted THEN '{}'::jsonb ELSE r.content -> 'attributes' END,
+                           u.deleted, u.epoch, u.position
+                      FROM\s""", tenant, catalog)
+                .unnest(w -> w.rows().items(), ITEM_COLUMNS)
+                .sql("""
+
+                      LEFT JOIN revisions r
+                             ON r.aggregate_type = 'item' AND r.aggregate_id = u.item_id AND r.revision = u.revision
+                    """ + where + """
+
+                    ON CONFLICT (tenant, catalog, item_id) DO UPDATE
+                       SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
+                           epoch = excluded.epoch, position = excluded.position, updated_at = now()
+                ), mappings AS (
+                    INSERT INTO mapping (tenant, catalog, mapping_id, revision, source, target, epoch, position)
+                    SELECT ?, ?, u.mapping_id, u.revision, u.source, u.target, u.epoch, u.position
+                      FROM\s""", tenant, catalog)
+                .unnest(w -> w.rows().mappings(), MAPPING_COLUMNS)
+                .sql(" " + where + """
+
+                    ON CONFLICT (tenant, catalog, mapping_id) DO UPDATE
+                       SET revision = excluded.revision, source = excluded.source, target = excluded.target,
+                           epoch = excluded.epoch, position = excluded.position, updated_at = now()
+                ), policies AS (
+                    INSERT INTO policy (tenant, catalog, policy_id, revision, rules, epoch, position)
+                    SELECT ?, ?, u.policy_id, u.revision, r.content -> 'rules', u.epoch, u.position
+                      FROM\s""", tenant, catalog)
+                .unnest(w -> w.rows().policies(), POLICY_COLUMNS)
+                .sql("""
+
+                      LEFT JOIN revisions r
+                             ON r.aggregate_type = 'policy' AND r.aggregate_id = u.policy_id AND r.revision = u.revision
+                    """ + where + """
+
+                    ON CONFLICT (tenant, catalog, policy_id) DO UPDATE
+                       SET revision = excluded.revision, rules = excluded.rules,
+                           epoch = excluded.epoch, position = excluded.position, updated_at = now()
+                ), releases AS (
+                    INSERT INTO release (tenant, catalog, release_id, revision, visibility, items, epoch, position)
+                    SELECT ?, ?, u.release_id, u.revision, u.visibility, r.content -> 'items', u.epoch, u.position
+                      FROM\s""", tenant, catalog)
+                .unnest(w -> w.rows().releases(), RELEASE_COLUMNS)
+                .sql("""
+
+                      LEFT JOIN revisions r
+                             ON r.aggregate_type = 'release' AND r.aggregate_id = u.release_id
+                            AND r.revision = u.revision
+                    """ + where + """
+
+                    ON CONFLICT (tenant, catalog, release_id) DO UPDATE
+                       SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
+                           epoch = excluded.epoch, position = excluded.position, updated_at = now()
+                ), outboxed AS (
+                    INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id, transaction_ordinal,
+                                        transaction_count, event_type, aggregate_type, aggregate_id, revision, wire,
+                                        chain_digest, occurred_at)
+                    SELECT ?, ?, u.epoch, u.position, u.event_id, u.transaction_id, u.ordinal, u.count, u.event_type,
+                           u.aggregate_type, u.aggregate_id, u.revision, u.wire, u.chain_digest, u.occurred_at
+                      FROM\s""", tenant, catalog)
+                .unnest(w -> w.rows().outbox(), OUTBOX_COLUMNS)
+                .sql(" " + where + "\n), advanced AS (\n")
+                .include(CursorRepository.ADVANCE, w -> new CursorRepository.Advance(w.rows().stream(), w.from(),
+                        w.to()))
+                .sql("""
+
+                 RETURNING 1
+                )
+                SELECT pg_notify('outbox_committed', ?) FROM advanced
+                """, w -> w.rows().stream().tenant() + "/" + w.rows().stream().catalog() + "/" + w.from().epoch());
+    }
 
     private static final char JSON_SEPARATOR = '\u001e';
 
@@ -197,12 +296,9 @@ class BatchWriteRepository {
      */
     LockedPrefetch lockAndPrefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType,
             List<Change.ItemRef> refs) {
-        List<Object> p = new ArrayList<>();
-        p.add(s.tenant());
-        p.add(s.catalog());
-        p.addAll(prefetchParams(s, idsByType, refs));
-        return template.execute(SQL_LOCK_THEN_PREFETCH, (PreparedStatementCallback<LockedPrefetch>) ps -> {
-            new ArgumentPreparedStatementSetter(p.toArray()).setValues(ps);
+        Object[] params = LOCK_THEN_PREFETCH.params(new Lookup(s, idsByType, refs));
+        return template.execute(LOCK_THEN_PREFETCH.sql(), (PreparedStatementCallback<LockedPrefetch>) ps -> {
+            new ArgumentPreparedStatementSetter(params).setValues(ps);
             ps.execute();
             if (!ps.getMoreResults()) { // past the SET, to the maintenance hold
                 throw new IllegalStateException("the maintenance hold after the plan setting returned no rows");
@@ -227,30 +323,8 @@ class BatchWriteRepository {
      */
     Prefetched prefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType, List<Change.ItemRef> refs) {
         Prefetched found = new Prefetched(new HashMap<>(), new HashSet<>());
-        jdbc.sql(SQL_PREFETCH).params(prefetchParams(s, idsByType, refs)).query(found::add);
+        jdbc.sql(PREFETCH.sql()).params(PREFETCH.params(new Lookup(s, idsByType, refs))).query(found::add);
         return found;
-    }
-
-    private static List<Object> prefetchParams(StreamId s, Map<String, ? extends Collection<String>> idsByType,
-            List<Change.ItemRef> refs) {
-        String[] refIds = new String[refs.size()];
-        int[] refRevisions = new int[refs.size()];
-        for (int i = 0; i < refIds.length; i++) {
-            refIds[i] = refs.get(i).itemId();
-            refRevisions[i] = refs.get(i).revision();
-        }
-        List<Object> p = new ArrayList<>();
-        for (String type : List.of("item", "mapping", "policy", "release")) {
-            Collection<String> ids = idsByType.get(type);
-            p.add(ids == null ? new String[0] : ids.toArray(String[]::new));
-            p.add(s.tenant());
-            p.add(s.catalog());
-        }
-        p.add(refIds);
-        p.add(refRevisions);
-        p.add(s.tenant());
-        p.add(s.catalog());
-        return p;
     }
 
     static String key(String itemId, int revision) {
@@ -263,44 +337,21 @@ class BatchWriteRepository {
      *
      * @throws IllegalStateException when the cursor was not at {@code from} (the caller does not hold the lock)
      */
-    void writeAll(StreamId s, List<ItemRow> items, List<MappingRow> mappings, List<PolicyRow> policies,
-            List<ReleaseRow> releases, List<RevisionRow> revisions, List<OutboxRow> outbox, Cursor from,
-            Cursor to) {
-        List<Object> p = rowParams(s, items, mappings, policies, releases, revisions, outbox);
-        p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
-        p.add(s.tenant() + "/" + s.catalog() + "/" + from.epoch());
-        long moved = jdbc.sql(SQL_WRITE_ALL).params(p).query((rs, n) -> 1).list().size();
+    void writeAll(Rows rows, Cursor from, Cursor to) {
+        long moved = jdbc.sql(WRITE_ALL.sql()).params(WRITE_ALL.params(new Write(rows, from, to)))
+                .query((rs, n) -> 1).list().size();
         if (moved != 1) {
-            throw new IllegalStateException("cursor of " + s + " epoch " + from.epoch()
+            throw new IllegalStateException("cursor of " + rows.stream() + " epoch " + from.epoch()
                     + " moved under a held lock (expected position " + from.position() + ")");
         }
     }
 
-    /** The row parameters of {@link #SQL_WRITE_ALL}, in order, without the cursor advance's. */
-    static List<Object> rowParams(StreamId s, List<ItemRow> items, List<MappingRow> mappings,
-            List<PolicyRow> policies, List<ReleaseRow> releases, List<RevisionRow> revisions, List<OutboxRow> outbox) {
-        List<Object> p = new ArrayList<>(80);
-        addRevisions(p, s, revisions);
-        addItems(p, s, items);
-        addMappings(p, s, mappings);
-        addPolicies(p, s, policies);
-        addReleases(p, s, releases);
-        addOutbox(p, s, outbox);
-        return p;
-    }
-
     /**
-     * Every parameter of {@link #SQL_LOCK_THEN_WRITE_PREPARED} for rows prepared from cursor {@code from} that leave
+     * Every parameter of {@link #LOCK_THEN_WRITE_PREPARED} for rows prepared from cursor {@code from} that leave
      * it at {@code to}; built without the database, so it can be done ahead of the transaction.
      */
-    static Object[] preparedParams(StreamId s, List<Object> rowParams, Cursor from, Cursor to) {
-        List<Object> p = new ArrayList<>(rowParams.size() + 14);
-        p.addAll(List.of(s.tenant(), s.catalog()));
-        p.addAll(List.of(s.tenant(), s.catalog(), from.epoch(), from.position(), from.chainDigest()));
-        p.addAll(rowParams);
-        p.addAll(List.of(to.position(), to.chainDigest(), s.tenant(), s.catalog(), from.epoch(), from.position()));
-        p.add(s.tenant() + "/" + s.catalog() + "/" + from.epoch());
-        return p.toArray();
+    static Object[] preparedParams(Rows rows, Cursor from, Cursor to) {
+        return LOCK_THEN_WRITE_PREPARED.params(new Write(rows, from, to));
     }
 
     /**
@@ -311,7 +362,7 @@ class BatchWriteRepository {
      *         and whether the rows were written
      */
     PreparedWrite lockThenWritePrepared(StreamId s, Object[] params) {
-        return template.execute(SQL_LOCK_THEN_WRITE_PREPARED, (PreparedStatementCallback<PreparedWrite>) ps -> {
+        return template.execute(LOCK_THEN_WRITE_PREPARED.sql(), (PreparedStatementCallback<PreparedWrite>) ps -> {
             new ArgumentPreparedStatementSetter(params).setValues(ps);
             ps.execute();
             CursorLock cursor = CursorRepository.nextLock(ps, s);
@@ -326,139 +377,6 @@ class BatchWriteRepository {
             }
             return new PreparedWrite(cursor, moved == 1);
         });
-    }
-
-    private static void addItems(List<Object> p, StreamId s, List<ItemRow> rows) {
-        int n = rows.size();
-        String[] ids = new String[n];
-        int[] revisions = new int[n];
-        boolean[] deleted = new boolean[n];
-        long[] epochs = new long[n];
-        long[] positions = new long[n];
-        for (int i = 0; i < n; i++) {
-            ItemRow r = rows.get(i);
-            ids[i] = r.id();
-            revisions[i] = r.revision();
-            deleted[i] = r.deleted();
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-        }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, deleted, epochs, positions));
-    }
-
-    private static void addMappings(List<Object> p, StreamId s, List<MappingRow> rows) {
-        int n = rows.size();
-        String[] ids = new String[n];
-        int[] revisions = new int[n];
-        String[] sources = new String[n];
-        String[] targets = new String[n];
-        long[] epochs = new long[n];
-        long[] positions = new long[n];
-        for (int i = 0; i < n; i++) {
-            MappingRow r = rows.get(i);
-            ids[i] = r.id();
-            revisions[i] = r.revision();
-            sources[i] = r.source();
-            targets[i] = r.target();
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-        }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, sources, targets, epochs, positions));
-    }
-
-    private static void addPolicies(List<Object> p, StreamId s, List<PolicyRow> rows) {
-        int n = rows.size();
-        String[] ids = new String[n];
-        int[] revisions = new int[n];
-        long[] epochs = new long[n];
-        long[] positions = new long[n];
-        for (int i = 0; i < n; i++) {
-            PolicyRow r = rows.get(i);
-            ids[i] = r.id();
-            revisions[i] = r.revision();
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-        }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, epochs, positions));
-    }
-
-    private static void addReleases(List<Object> p, StreamId s, List<ReleaseRow> rows) {
-        int n = rows.size();
-        String[] ids = new String[n];
-        int[] revisions = new int[n];
-        String[] visibilities = new String[n];
-        long[] epochs = new long[n];
-        long[] positions = new long[n];
-        for (int i = 0; i < n; i++) {
-            ReleaseRow r = rows.get(i);
-            ids[i] = r.id();
-            revisions[i] = r.revision();
-            visibilities[i] = r.visibility();
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-        }
-        p.addAll(List.of(s.tenant(), s.catalog(), ids, revisions, visibilities, epochs, positions));
-    }
-
-    private static void addRevisions(List<Object> p, StreamId s, List<RevisionRow> rows) {
-        int n = rows.size();
-        String[] types = new String[n];
-        String[] ids = new String[n];
-        int[] revisions = new int[n];
-        String[] contents = new String[n];
-        boolean[] deleted = new boolean[n];
-        long[] epochs = new long[n];
-        long[] positions = new long[n];
-        String[] eventIds = new String[n];
-        for (int i = 0; i < n; i++) {
-            RevisionRow r = rows.get(i);
-            types[i] = r.aggregateType();
-            ids[i] = r.aggregateId();
-            revisions[i] = r.revision();
-            contents[i] = r.contentJson();
-            deleted[i] = r.deleted();
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-            eventIds[i] = r.eventId().toString();
-        }
-        p.addAll(List.of(s.tenant(), s.catalog(), types, ids, revisions, joinJson(contents), deleted, epochs,
-                positions,
-                eventIds));
-    }
-
-    private static void addOutbox(List<Object> p, StreamId s, List<OutboxRow> rows) {
-        int n = rows.size();
-        long[] epochs = new long[n];
-        long[] positions = new long[n];
-        String[] eventIds = new String[n];
-        String[] transactionIds = new String[n];
-        int[] ordinals = new int[n];
-        int[] counts = new int[n];
-        String[] types = new String[n];
-        String[] aggregateTypes = new String[n];
-        String[] aggregateIds = new String[n];
-        Integer[] revisions = new Integer[n];
-        String[] wires = new String[n];
-        String[] digests = new String[n];
-        String[] occurredAt = new String[n];
-        for (int i = 0; i < n; i++) {
-            OutboxRow r = rows.get(i);
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-            eventIds[i] = r.eventId().toString();
-            transactionIds[i] = r.transactionId().toString();
-            ordinals[i] = r.transactionOrdinal();
-            counts[i] = r.transactionCount();
-            types[i] = r.type();
-            aggregateTypes[i] = r.aggregateType();
-            aggregateIds[i] = r.aggregateId();
-            revisions[i] = r.revision();
-            wires[i] = r.wire();
-            digests[i] = r.chainDigest();
-            occurredAt[i] = r.occurredAt().toString();
-        }
-        p.addAll(List.of(s.tenant(), s.catalog(), epochs, positions, eventIds, transactionIds, ordinals, counts,
-                types, aggregateTypes, aggregateIds, revisions, joinJson(wires), digests, occurredAt));
     }
 
     /**
@@ -509,6 +427,40 @@ class BatchWriteRepository {
      * to be admitted by the {@link WriteGate}, before the commit) and whether it wrote.
      */
     record PreparedWrite(CursorLock lock, boolean written) {
+    }
+
+    /** Every row one physical transaction writes, of one stream; current rows at most one per aggregate. */
+    record Rows(StreamId stream, List<ItemRow> items, List<MappingRow> mappings, List<PolicyRow> policies,
+            List<ReleaseRow> releases, List<RevisionRow> revisions, List<OutboxRow> outbox) {
+    }
+
+    /**
+     * An aggregate type whose current revision the prefetch reads: its table (named as the type), id column, what
+     * is read, and the expression answering whether the revision is a deletion.
+     */
+    private record CurrentTable(String type, String idColumn, String read, String deleted) {
+    }
+
+    /** The parameters of one write statement: the rows and the cursor move. */
+    record Write(Rows rows, Cursor from, Cursor to) {
+    }
+
+    /** The parameters of one prefetch: type -> ids to read the current revision of, and item revisions to check. */
+    record Lookup(StreamId stream, Map<String, ? extends Collection<String>> idsByType,
+            List<Change.ItemRef> refs) {
+
+        String tenant() {
+            return stream.tenant();
+        }
+
+        String catalog() {
+            return stream.catalog();
+        }
+
+        String[] ids(String type) {
+            Collection<String> ids = idsByType.get(type);
+            return ids == null ? new String[0] : ids.toArray(String[]::new);
+        }
     }
 
     record ItemRow(String id, int revision, String attributesJson, boolean deleted, long epoch, long position) {

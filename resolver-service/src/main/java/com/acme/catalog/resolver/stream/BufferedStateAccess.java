@@ -141,13 +141,12 @@ final class BufferedStateAccess implements StateAccess {
 
     /** Sends every pending write (current rows, revisions, outbox rows) and the cursor advance in one statement. */
     void flush(Cursor from, Cursor to) {
-        batch.writeAll(stream, List.copyOf(items.values()), List.copyOf(mappings.values()),
-                List.copyOf(policies.values()), List.copyOf(releases.values()), revisions, outbox, from, to);
+        batch.writeAll(rows(), from, to);
     }
 
-    /** The row parameters of everything pending, for a write sent later (see {@link ChunkWriter#prepare}). */
-    List<Object> rowParams() {
-        return BatchWriteRepository.rowParams(stream, List.copyOf(items.values()), List.copyOf(mappings.values()),
+    /** Everything pending, for a write sent now ({@link #flush}) or later (see {@link ChunkWriter#prepare}). */
+    BatchWriteRepository.Rows rows() {
+        return new BatchWriteRepository.Rows(stream, List.copyOf(items.values()), List.copyOf(mappings.values()),
                 List.copyOf(policies.values()), List.copyOf(releases.values()), revisions, outbox);
     }
 

@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver.stream;
 
+import com.acme.catalog.contracts.AggregateType;
+
 import java.util.List;
 
 import com.acme.catalog.contracts.AggregateIds;
@@ -15,7 +17,7 @@ public sealed interface Change {
 
     record UpsertItem(String itemId, JsonNode attributes, Integer expectedRevision) implements Change {
         public String aggregateType() {
-            return "item";
+            return AggregateType.ITEM.wire();
         }
 
         public String aggregateId() {
@@ -25,7 +27,7 @@ public sealed interface Change {
 
     record DeleteItem(String itemId, Integer expectedRevision) implements Change {
         public String aggregateType() {
-            return "item";
+            return AggregateType.ITEM.wire();
         }
 
         public String aggregateId() {
@@ -35,7 +37,7 @@ public sealed interface Change {
 
     record UpsertMapping(String mappingId, String source, String target) implements Change {
         public String aggregateType() {
-            return "mapping";
+            return AggregateType.MAPPING.wire();
         }
 
         public String aggregateId() {
@@ -45,7 +47,7 @@ public sealed interface Change {
 
     record UpsertPolicy(String policyId, JsonNode rules) implements Change {
         public String aggregateType() {
-            return "policy";
+            return AggregateType.POLICY.wire();
         }
 
         public String aggregateId() {
@@ -55,7 +57,7 @@ public sealed interface Change {
 
     record PutRelease(String releaseId, String visibility, List<ItemRef> items) implements Change {
         public String aggregateType() {
-            return "release";
+            return AggregateType.RELEASE.wire();
         }
 
         public String aggregateId() {
@@ -77,7 +79,7 @@ public sealed interface Change {
         }
 
         public String aggregateType() {
-            return "decision";
+            return AggregateType.DECISION.wire();
         }
 
         public String aggregateId() {

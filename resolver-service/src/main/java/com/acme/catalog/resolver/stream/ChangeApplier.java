@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
@@ -109,7 +110,7 @@ final class ChangeApplier {
                             + ", which does not exist (or deleted the item)");
                 }
                 items.addObject().put("itemId", ref.itemId()).put("revision", ref.revision());
-                deps.add(new Dependency("item", ref.itemId(), ref.revision()));
+                deps.add(new Dependency(AggregateType.ITEM.wire(), ref.itemId(), ref.revision()));
             }
             state.upsertRelease(s, c.releaseId(), revision, c.visibility(), items.toString(), a.epoch(), position);
         } else {

@@ -95,7 +95,7 @@ public class ChunkWriter {
                 () -> applier.applyAll(stream, appender, transactions, buffer));
         Cursor to = appender.cursor();
         return new Prepared(stream, from, to, List.copyOf(results),
-                BatchWriteRepository.preparedParams(stream, buffer.rowParams(), from, to));
+                BatchWriteRepository.preparedParams(buffer.rows(), from, to));
     }
 
     /**

@@ -38,6 +38,12 @@ public class CursorRepository {
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
                FOR UPDATE OF stream_cursor
             """.formatted(MaintenanceSwitch.SQL_ENABLED);
+    /**
+     * {@link #SQL_LOCK_OPEN} with its parameters, for a round trip of several statements that starts with the lock
+     * ({@link BatchWriteRepository}); read its results with {@link #nextLock}.
+     */
+    static final BoundSql<StreamId> LOCK_OPEN = BoundSql.<StreamId>builder()
+            .sql(SQL_LOCK_OPEN, StreamId::tenant, StreamId::catalog).build();
     private static final String SQL_OPEN_FIRST_EPOCH = """
             INSERT INTO stream_cursor (tenant, catalog, epoch) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """;
@@ -49,6 +55,14 @@ public class CursorRepository {
             UPDATE stream_cursor SET position = ?, chain_digest = ?, updated_at = now()
              WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ? AND fenced_at IS NULL
             """;
+    /**
+     * {@link #SQL_ADVANCE} with its parameters, for a statement that advances the cursor as one of its parts
+     * ({@link BatchWriteRepository}); it moves at most one row.
+     */
+    static final BoundSql<Advance> ADVANCE = BoundSql.<Advance>builder()
+            .sql(SQL_ADVANCE, a -> a.to().position(), a -> a.to().chainDigest(), a -> a.stream().tenant(),
+                    a -> a.stream().catalog(), a -> a.from().epoch(), a -> a.from().position())
+            .build();
     /** The advance plus a notification PostgreSQL delivers at commit, waking the outbox relay at once. */
     static final String SQL_ADVANCE_AND_NOTIFY = "WITH moved AS (" + SQL_ADVANCE.strip() + """
              RETURNING tenant, catalog, epoch)
@@ -154,5 +168,9 @@ public class CursorRepository {
             throw new IllegalStateException("cursor of " + from.stream() + " epoch " + from.epoch()
                     + " moved under a held lock (expected position " + from.position() + ")");
         }
+    }
+
+    /** A compare-and-set move of the stream's open cursor from {@code from} to {@code to}. */
+    record Advance(StreamId stream, Cursor from, Cursor to) {
     }
 }

@@ -1,13 +1,14 @@
 package com.acme.catalog.resolver.stream;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.stream.CursorView;
+import com.acme.catalog.contracts.stream.TransactionAnswer;
+import com.acme.catalog.contracts.stream.WriteAnswer;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
@@ -39,14 +40,14 @@ class StreamController {
     }
 
     @PutMapping("/items/{itemId}")
-    Map<String, Object> putItem(@PathVariable String tenant, @PathVariable String catalog,
+    WriteAnswer putItem(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String itemId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
         return single(writer.write(s, List.of(ChangeParser.upsertItem(itemId, body)), bytes(request)));
     }
 
     @DeleteMapping("/items/{itemId}")
-    Map<String, Object> deleteItem(@PathVariable String tenant, @PathVariable String catalog,
+    WriteAnswer deleteItem(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String itemId, @RequestParam(required = false) Integer expectedRevision,
             HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
@@ -54,52 +55,42 @@ class StreamController {
     }
 
     @PutMapping("/mappings/{mappingId}")
-    Map<String, Object> putMapping(@PathVariable String tenant, @PathVariable String catalog,
+    WriteAnswer putMapping(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String mappingId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
         return single(writer.write(s, List.of(ChangeParser.upsertMapping(mappingId, body)), bytes(request)));
     }
 
     @PutMapping("/policies/{policyId}")
-    Map<String, Object> putPolicy(@PathVariable String tenant, @PathVariable String catalog,
+    WriteAnswer putPolicy(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String policyId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
         return single(writer.write(s, List.of(ChangeParser.upsertPolicy(policyId, body)), bytes(request)));
     }
 
     @PutMapping("/releases/{releaseId}")
-    Map<String, Object> putRelease(@PathVariable String tenant, @PathVariable String catalog,
+    WriteAnswer putRelease(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String releaseId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
         return single(writer.write(s, List.of(ChangeParser.putRelease(releaseId, body)), bytes(request)));
     }
 
     @PostMapping("/transactions")
-    Map<String, Object> transaction(@PathVariable String tenant, @PathVariable String catalog,
+    TransactionAnswer transaction(@PathVariable String tenant, @PathVariable String catalog,
             @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
         WriteResult r = writer.write(s, ChangeParser.transaction(body), bytes(request));
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("epoch", r.epoch());
-        out.put("firstPosition", r.firstPosition());
-        out.put("lastPosition", r.lastPosition());
-        out.put("transactionId", r.transactionId().toString());
-        return out;
+        return new TransactionAnswer(r.epoch(), r.firstPosition(), r.lastPosition(), r.transactionId());
     }
 
     @GetMapping("/cursor")
-    Map<String, Object> cursor(@PathVariable String tenant, @PathVariable String catalog) {
+    CursorView cursor(@PathVariable String tenant, @PathVariable String catalog) {
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER, Role.RELAY);
         Cursor c = cursors.read(s).orElseThrow(
                 () -> new ApiException(ProblemCode.NOT_FOUND, "stream " + s + " has no cursor yet"));
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("epoch", c.epoch());
-        out.put("position", c.position());
-        out.put("chainDigest", c.chainDigest() == null ? ChainDigest.ZERO : c.chainDigest());
-        out.put("prunedThrough", prunedThrough.stream().mapToLong(p -> p.prunedThrough(s, c.epoch())).max()
-                .orElse(0L));
-        return out;
+        return new CursorView(c.epoch(), c.position(), c.chainDigest() == null ? ChainDigest.ZERO : c.chainDigest(),
+                prunedThrough.stream().mapToLong(p -> p.prunedThrough(s, c.epoch())).max().orElse(0L));
     }
 
     private static StreamId authorizedWrite(String tenant, String catalog) {
@@ -113,12 +104,7 @@ class StreamController {
         return Math.max(0, request.getContentLengthLong());
     }
 
-    private static Map<String, Object> single(WriteResult r) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("epoch", r.epoch());
-        out.put("position", r.lastPosition());
-        out.put("transactionId", r.transactionId().toString());
-        out.put("revision", r.revision());
-        return out;
+    private static WriteAnswer single(WriteResult r) {
+        return new WriteAnswer(r.epoch(), r.lastPosition(), r.transactionId(), r.revision());
     }
 }

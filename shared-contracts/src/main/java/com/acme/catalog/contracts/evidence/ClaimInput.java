@@ -3,6 +3,7 @@ package com.acme.catalog.contracts.evidence;
 import java.util.Set;
 
 import com.acme.catalog.contracts.AggregateIds;
+import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.BodyRules;
 
 import tools.jackson.databind.JsonNode;
@@ -14,7 +15,7 @@ import tools.jackson.databind.JsonNode;
 public record ClaimInput(String aggregateType, String aggregateId, String field, JsonNode value) {
 
     /** The aggregate types a claim may be about (those of accepted state). */
-    public static final Set<String> AGGREGATE_TYPES = Set.of("item", "mapping", "policy", "release");
+    public static final Set<String> AGGREGATE_TYPES = Set.copyOf(AggregateType.acceptedStateNames());
 
     public ClaimInput {
         if (aggregateType == null || !AGGREGATE_TYPES.contains(aggregateType)) {
