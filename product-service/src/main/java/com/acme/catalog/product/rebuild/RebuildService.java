@@ -36,6 +36,7 @@ import com.acme.catalog.product.projection.IntegrationEvent;
 import com.acme.catalog.product.recovery.FencedOutException;
 import com.acme.catalog.product.recovery.WorkerFence;
 import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.resolver.ResolverClient;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -80,7 +81,7 @@ public class RebuildService {
             """;
 
     private final RebuildRepository rebuilds;
-    private final ResolverExportClient resolver;
+    private final ResolverClient resolver;
     private final ShadowLoader loader;
     private final GenerationRetirer retirer;
     private final GenerationRepository generations;
@@ -106,7 +107,7 @@ public class RebuildService {
     private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
-    RebuildService(RebuildRepository rebuilds, ResolverExportClient resolver, ShadowLoader loader,
+    RebuildService(RebuildRepository rebuilds, ResolverClient resolver, ShadowLoader loader,
             GenerationRetirer retirer, GenerationRepository generations, EventApplier applier, DeliveryParser parser,
             ObjectStore store, JdbcClient jdbc, PlatformTransactionManager tm, MeterRegistry meters,
             RebuildMetrics throughput, WorkerLeases leases, ProgressReporter progress, Environment env,
@@ -272,7 +273,7 @@ public class RebuildService {
                 phase(id, stream, RebuildPhase.DONE);
                 log.info("{}: rebuild {} done at position {}", stream, id, a.target);
                 return;
-            } catch (ResolverExportClient.GoneException e) {
+            } catch (ResolverClient.GoneException e) {
                 a.abandon();
                 restartWhy = e.getMessage();
             } catch (Exception e) {
@@ -391,7 +392,7 @@ public class RebuildService {
                 // an export of an epoch older than the current one is never loaded: audited, restarted
                 audit.recordExport(stream, manifest.epoch(), manifest.cursor(), current);
                 audit.count(stream, OldEpochAudit.Source.EXPORT, 1);
-                throw new ResolverExportClient.GoneException("export " + exportId + " is of epoch "
+                throw new ResolverClient.GoneException("export " + exportId + " is of epoch "
                         + manifest.epoch() + ", older than the current epoch " + current);
             }
             if (!manifest.tenant().equals(stream.tenant()) || !manifest.catalog().equals(stream.catalog())
@@ -448,7 +449,7 @@ public class RebuildService {
                 }
                 if ("ABORTED".equals(s)) {
                     // the resolver aborts an export whose lease expired: same as a 410, restart from a new one
-                    throw new ResolverExportClient.GoneException("export " + exportId + " was ABORTED: "
+                    throw new ResolverClient.GoneException("export " + exportId + " was ABORTED: "
                             + status.path("error").stringValue());
                 }
                 if (!"RUNNING".equals(s)) {
@@ -597,7 +598,7 @@ public class RebuildService {
                 long h = shadow.chainPosition();
                 long current = epochs.currentInDatabase(stream);
                 if (current > epoch) {
-                    throw new ResolverExportClient.GoneException("the current epoch is " + current
+                    throw new ResolverClient.GoneException("the current epoch is " + current
                             + ", this rebuild is of epoch " + epoch);
                 }
                 long parked = jdbc.sql(SQL_PARKED_AT_OR_BELOW).params(generation, h).query(Long.class).single();

@@ -3,7 +3,7 @@ package com.acme.catalog.product.recovery;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.rebuild.ResolverExportClient;
+import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,12 +23,12 @@ class EpochPoller {
     private static final Logger log = LoggerFactory.getLogger(EpochPoller.class);
 
     private final GenerationRepository generations;
-    private final ResolverExportClient resolver;
+    private final ResolverClient resolver;
     private final StreamEpochs epochs;
     private final RecoveryWorker worker;
     private final boolean enabled;
 
-    EpochPoller(GenerationRepository generations, ResolverExportClient resolver, StreamEpochs epochs,
+    EpochPoller(GenerationRepository generations, ResolverClient resolver, StreamEpochs epochs,
             RecoveryWorker worker, @Value("${product.recovery.enabled:true}") boolean enabled) {
         this.generations = generations;
         this.resolver = resolver;
