@@ -18,6 +18,7 @@ import org.springframework.boot.convert.DurationUnit;
  * @param maxAttempts        attempts of one rebuild (a 410 or a lost worker restarts it) before it is FAILED
  * @param pollMs             pause between two export status reads while the export is RUNNING
  * @param workers            rebuilds this instance runs at once
+ * @param maintenanceWorkMem PostgreSQL {@code maintenance_work_mem} of the load's transactions (index builds)
  * @param testPauseMs        test only, empty in production: how long a rebuild is held at a probe point of a phase
  *                           ({@link TestPauses}), so crash tests can kill the process there
  */
@@ -25,7 +26,7 @@ import org.springframework.boot.convert.DurationUnit;
 record RebuildProperties(@DefaultValue("PT120S") @DurationUnit(ChronoUnit.SECONDS) Duration leaseTtlSeconds,
         @DefaultValue("1000") int pageLimit, @DefaultValue("3") int maxAttempts,
         @DefaultValue("PT0.2S") Duration pollMs, @DefaultValue("2") int workers,
-        Map<RebuildPhase, Duration> testPauseMs) {
+        @DefaultValue("256MB") String maintenanceWorkMem, Map<RebuildPhase, Duration> testPauseMs) {
 
     RebuildProperties {
         testPauseMs = testPauseMs == null ? Map.of() : Map.copyOf(testPauseMs);

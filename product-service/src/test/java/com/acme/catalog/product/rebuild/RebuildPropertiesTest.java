@@ -17,12 +17,13 @@ class RebuildPropertiesTest {
         RebuildProperties set = bind(Map.of("product.rebuild.lease-ttl-seconds", "90",
                 "product.rebuild.page-limit", "200", "product.rebuild.max-attempts", "4",
                 "product.rebuild.poll-ms", "50", "product.rebuild.workers", "1",
-                "product.rebuild.test-pause-ms.LOADING", "3000"));
+                "product.rebuild.maintenance-work-mem", "64MB", "product.rebuild.test-pause-ms.LOADING", "3000"));
         assertThat(set.leaseTtlSeconds()).isEqualTo(Duration.ofSeconds(90));
         assertThat(set.pageLimit()).isEqualTo(200);
         assertThat(set.maxAttempts()).isEqualTo(4);
         assertThat(set.pollMs()).isEqualTo(Duration.ofMillis(50));
         assertThat(set.workers()).isEqualTo(1);
+        assertThat(set.maintenanceWorkMem()).isEqualTo("64MB");
         assertThat(set.testPauseMs()).containsExactly(Map.entry(RebuildPhase.LOADING, Duration.ofMillis(3000)));
 
         RebuildProperties defaults = bind(Map.of("product.rebuild.unrelated", "x"));
@@ -31,6 +32,7 @@ class RebuildPropertiesTest {
         assertThat(defaults.maxAttempts()).isEqualTo(3);
         assertThat(defaults.pollMs()).isEqualTo(Duration.ofMillis(200));
         assertThat(defaults.workers()).isEqualTo(2);
+        assertThat(defaults.maintenanceWorkMem()).isEqualTo("256MB");
         assertThat(defaults.testPauseMs()).isEmpty();
     }
 
