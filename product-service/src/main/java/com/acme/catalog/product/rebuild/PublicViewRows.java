@@ -5,8 +5,8 @@ import org.springframework.stereotype.Repository;
 
 /**
  * The derived rows of a loading generation, computed set-wise from its plain tables: the items each release names,
- * and the public view with its search documents (as {@code ProjectionRepository} writes them). Each statement runs in
- * the caller's transaction.
+ * and the public view with its search documents ({@code search_document}, product migration V17, as
+ * {@code ProjectionRepository} writes them). Each statement runs in the caller's transaction.
  */
 @Repository
 class PublicViewRows {
@@ -40,9 +40,7 @@ class PublicViewRows {
             INSERT INTO public_item_g%1$d (generation_id, item_id, revision, release_id, release_epoch,
                                            release_position, attributes, document)
             SELECT w.generation_id, w.item_id, w.revision, w.release_id, w.epoch, w.position, i.attributes,
-                   setweight(to_tsvector('english', coalesce(i.attributes ->> 'name', '')), 'A')
-                   || setweight(jsonb_to_tsvector('english', i.attributes, '["string"]'), 'B')
-                   || setweight(to_tsvector('simple', w.item_id), 'C')
+                   search_document(i.attributes, w.item_id)
               FROM (%3$s) w
               JOIN item_g%1$d i ON i.item_id = w.item_id AND i.revision = w.revision AND NOT i.deleted
             """;
@@ -56,10 +54,7 @@ class PublicViewRows {
             INSERT INTO public_item_g%1$d (generation_id, item_id, revision, release_id, release_epoch,
                                            release_position, attributes, document)
             SELECT w.generation_id, w.item_id, w.revision, w.release_id, w.epoch, w.position,
-                   a.content -> 'attributes',
-                   setweight(to_tsvector('english', coalesce(a.content #>> '{attributes,name}', '')), 'A')
-                   || setweight(jsonb_to_tsvector('english', a.content -> 'attributes', '["string"]'), 'B')
-                   || setweight(to_tsvector('simple', w.item_id), 'C')
+                   a.content -> 'attributes', search_document(a.content -> 'attributes', w.item_id)
               FROM (%2$s) w
               JOIN item_g%1$d i ON i.item_id = w.item_id AND i.revision <> w.revision AND NOT i.deleted
               JOIN aggregate_revision_g%1$d a ON a.aggregate_type = 'item' AND a.aggregate_id = w.item_id
