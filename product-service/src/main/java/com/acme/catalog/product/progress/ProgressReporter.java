@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.product.resolver.ResolverClient;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,7 +52,7 @@ public class ProgressReporter implements DisposableBean {
     private record Retry(int attempts, long notBeforeNanos) {
     }
 
-    private final ResolverProgressClient client;
+    private final ResolverClient client;
     private final MeterRegistry registry;
     private final long initialBackoffMs;
     private final long maxBackoffMs;
@@ -68,7 +69,7 @@ public class ProgressReporter implements DisposableBean {
     private final Map<StreamId, Long> lastSent = new HashMap<>();
     private long delayedDrainAt = Long.MAX_VALUE;
 
-    ProgressReporter(ResolverProgressClient client, MeterRegistry registry, ProgressProperties properties) {
+    ProgressReporter(ResolverClient client, MeterRegistry registry, ProgressProperties properties) {
         this.minIntervalNanos = properties.minInterval().toNanos();
         this.client = client;
         this.registry = registry;
@@ -143,7 +144,7 @@ public class ProgressReporter implements DisposableBean {
     private boolean send(StreamId stream, Progress want, Retry retry) {
         try {
             long sentAt = System.nanoTime();
-            client.report(stream, want.epoch(), want.position());
+            client.reportProgress(stream, want.epoch(), want.position());
             lastSent.put(stream, sentAt);
             reported.merge(stream, want, Progress::later);
             gauge(stream).set(reported.get(stream).position());

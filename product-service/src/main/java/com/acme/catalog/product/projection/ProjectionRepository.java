@@ -130,9 +130,7 @@ class ProjectionRepository {
                                      attributes, document)
             SELECT latest.generation_id, latest.item_id, latest.revision, latest.release_id, latest.release_epoch,
                    latest.release_position, latest.content -> 'attributes',
-                   setweight(to_tsvector('english', coalesce(latest.content #>> '{attributes,name}', '')), 'A')
-                   || setweight(jsonb_to_tsvector('english', latest.content -> 'attributes', '["string"]'), 'B')
-                   || setweight(to_tsvector('simple', latest.item_id), 'C')
+                   search_document(latest.content -> 'attributes', latest.item_id)
               FROM (SELECT DISTINCT ON (ri.item_id)
                            ri.generation_id, ri.item_id, ri.revision, r.release_id, r.epoch AS release_epoch,
                            r.position AS release_position, ar.content
@@ -158,9 +156,7 @@ class ProjectionRepository {
                                      attributes, document)
             SELECT ?, latest.item_id, latest.revision, latest.release_id, latest.release_epoch,
                    latest.release_position, latest.content -> 'attributes',
-                   setweight(to_tsvector('english', coalesce(latest.content #>> '{attributes,name}', '')), 'A')
-                   || setweight(jsonb_to_tsvector('english', latest.content -> 'attributes', '["string"]'), 'B')
-                   || setweight(to_tsvector('simple', latest.item_id), 'C')
+                   search_document(latest.content -> 'attributes', latest.item_id)
               FROM (SELECT DISTINCT ON (q.item_id)
                            q.item_id, ri.revision, ri.release_id, r.epoch AS release_epoch,
                            r.position AS release_position, ar.content

@@ -2,6 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
@@ -16,13 +17,15 @@ import org.springframework.stereotype.Component;
  * {@code product_rebuild_caught_up_events_total} count rows loaded from exports and events applied by catch-up
  * and cutover; {@code product_rebuild_load_rows_per_second} is the latest load's rows over its wall time (indexes
  * and attach included), {@code product_rebuild_catchup_events_per_second} the latest catch-up's events over its
- * wall time so far (page fetches included).
+ * wall time so far (page fetches included); {@code product_rebuild_phase} is the ordinal of the phase of the
+ * stream's latest rebuild ({@link RebuildPhase}).
  */
 @Component
 class RebuildMetrics {
 
     private final MeterRegistry meters;
     private final Map<StreamId, Meters> streams = new ConcurrentHashMap<>();
+    private final Map<StreamId, AtomicInteger> phaseGauges = new ConcurrentHashMap<>();
 
     RebuildMetrics(MeterRegistry meters) {
         this.meters = meters;
@@ -40,6 +43,24 @@ class RebuildMetrics {
         Meters m = of(stream);
         m.caughtUpEvents.increment(events);
         m.catchUpRate.set(perSecond(total, nanos));
+    }
+
+    /** {@code events} more were applied by the attempt's catch-up or cutover. */
+    void caughtUp(Attempt a, int events) {
+        a.caughtUpEvents += events;
+        caughtUp(a.stream, events, a.caughtUpEvents, System.nanoTime() - a.catchUpStartNanos);
+    }
+
+    /** The stream's latest rebuild is in {@code phase} now. */
+    void phase(StreamId stream, RebuildPhase phase) {
+        phaseGauges.computeIfAbsent(stream, s -> {
+            AtomicInteger value = new AtomicInteger(-1);
+            Gauge.builder("product.rebuild.phase", value, AtomicInteger::get)
+                    .description("phase of the stream's latest rebuild: 0 LEASING, 1 EXPORTING, 2 LOADING, "
+                            + "3 CATCHING_UP, 4 CUTTING_OVER, 5 DONE, 6 FAILED, 7 ABORTED")
+                    .tag("tenant", s.tenant()).tag("catalog", s.catalog()).register(meters);
+            return value;
+        }).set(phase.ordinal());
     }
 
     private static long perSecond(long n, long nanos) {

@@ -6,7 +6,7 @@ import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.rebuild.ResolverExportClient;
+import com.acme.catalog.product.resolver.ResolverClient;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,12 +36,12 @@ public class ChainDivergence {
             SELECT divergence FROM generation WHERE generation_id = ? AND diverged_at IS NOT NULL
             """;
 
-    private final ResolverExportClient resolver;
+    private final ResolverClient resolver;
     private final GenerationRepository generations;
     private final JdbcClient jdbc;
     private final MeterRegistry meters;
 
-    ChainDivergence(ResolverExportClient resolver, GenerationRepository generations, JdbcClient jdbc,
+    ChainDivergence(ResolverClient resolver, GenerationRepository generations, JdbcClient jdbc,
             MeterRegistry meters) {
         this.resolver = resolver;
         this.generations = generations;
@@ -75,10 +75,10 @@ public class ChainDivergence {
         ChainDigestAt source;
         try {
             source = resolver.chainDigest(c.stream(), c.epoch(), c.chainPosition());
-        } catch (ResolverExportClient.AheadOfSourceException e) {
+        } catch (ResolverClient.AheadOfSourceException e) {
             return Optional.of("the product verified position " + c.chainPosition() + " of epoch " + c.epoch()
                     + ", which the resolver never committed");
-        } catch (ResolverExportClient.GoneException e) {
+        } catch (ResolverClient.GoneException e) {
             log.info("{}: the chain at {} cannot be checked against the resolver: {}", c.stream(), c.chainPosition(),
                     e.getMessage());
             return Optional.empty();

@@ -6,7 +6,7 @@ import com.acme.catalog.product.epoch.EpochProperties;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.rebuild.ResolverExportClient;
+import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,13 +27,13 @@ class EpochPoller implements SchedulingConfigurer {
     private static final Logger log = LoggerFactory.getLogger(EpochPoller.class);
 
     private final GenerationRepository generations;
-    private final ResolverExportClient resolver;
+    private final ResolverClient resolver;
     private final StreamEpochs epochs;
     private final RecoveryWorker worker;
     private final boolean enabled;
     private final Duration every;
 
-    EpochPoller(GenerationRepository generations, ResolverExportClient resolver, StreamEpochs epochs,
+    EpochPoller(GenerationRepository generations, ResolverClient resolver, StreamEpochs epochs,
             RecoveryWorker worker, RecoveryProperties recovery, EpochProperties properties) {
         this.generations = generations;
         this.resolver = resolver;

@@ -27,7 +27,7 @@ import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
-import com.acme.catalog.product.rebuild.ResolverExportClient;
+import com.acme.catalog.product.resolver.ResolverClient;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -69,7 +69,7 @@ public class RecoveryWorker implements SmartLifecycle {
 
     private final WorkerLeases leases;
     private final RebuildService rebuilds;
-    private final ResolverExportClient resolver;
+    private final ResolverClient resolver;
     private final GenerationRepository generations;
     private final ServingCatchUp catchUp;
     private final ChainDivergence divergence;
@@ -94,7 +94,7 @@ public class RecoveryWorker implements SmartLifecycle {
     private ScheduledExecutorService thread;
     private volatile boolean running;
 
-    RecoveryWorker(WorkerLeases leases, RebuildService rebuilds, ResolverExportClient resolver,
+    RecoveryWorker(WorkerLeases leases, RebuildService rebuilds, ResolverClient resolver,
             GenerationRepository generations, ServingCatchUp catchUp, ChainDivergence divergence,
             RecoveryStatusRepository status, MeterRegistry meters, StreamEpochs epochs, OldEpochAudit audit,
             Optional<Clock> clock, RecoveryProperties properties, ProductStreamsProperties streams) {
@@ -234,12 +234,12 @@ public class RecoveryWorker implements SmartLifecycle {
         try {
             current = resolver.currentEpoch(s);
             epochs.learn(s, current);
-        } catch (ResolverExportClient.GoneException e) {
+        } catch (ResolverClient.GoneException e) {
             throw e;
         } catch (RuntimeException e) {
             log.debug("{}: the current epoch could not be read: {}", s, e.toString());
         }
-        ResolverExportClient.StreamStatus source = resolver.status(s);
+        ResolverClient.StreamStatus source = resolver.status(s);
         long newest = Math.max(Math.max(current, source.epoch()), epochs.current(s));
         if (newest > c.epoch()) {
             discardHeld(c, newest);
@@ -275,7 +275,7 @@ public class RecoveryWorker implements SmartLifecycle {
         ServingCatchUp.Result r;
         try {
             r = catchUp.run(fence.get(), source.epoch(), maxPagesPerCycle);
-        } catch (ResolverExportClient.GoneException e) {
+        } catch (ResolverClient.GoneException e) {
             return rebuild(s, "catch-up answered 410: " + e.getMessage());
         } catch (ServingCatchUp.DivergedException e) {
             return diverged(c, e.getMessage());
@@ -298,7 +298,7 @@ public class RecoveryWorker implements SmartLifecycle {
      *         replaced by a rebuild from the resolver's state; the rotation makes it rebuild again in the new epoch);
      *         empty otherwise (the chain comparison decides)
      */
-    private Optional<String> aheadOfResolver(GenerationCursor c, ResolverExportClient.StreamStatus source) {
+    private Optional<String> aheadOfResolver(GenerationCursor c, ResolverClient.StreamStatus source) {
         Optional<String> refused;
         try {
             refused = resolver.reportAhead(c.stream(), c.epoch(), c.appliedPosition());

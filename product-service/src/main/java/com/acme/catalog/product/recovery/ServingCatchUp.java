@@ -14,7 +14,7 @@ import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.projection.IntegrationEvent;
-import com.acme.catalog.product.rebuild.ResolverExportClient;
+import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +54,7 @@ class ServingCatchUp {
         }
     }
 
-    private final ResolverExportClient resolver;
+    private final ResolverClient resolver;
     private final GenerationRepository generations;
     private final EventApplier applier;
     private final DeliveryParser parser;
@@ -66,7 +66,7 @@ class ServingCatchUp {
     private final OldEpochAudit audit;
     private final long leaseTtlSeconds;
 
-    ServingCatchUp(ResolverExportClient resolver, GenerationRepository generations, EventApplier applier,
+    ServingCatchUp(ResolverClient resolver, GenerationRepository generations, EventApplier applier,
             DeliveryParser parser, WorkerLeases leases, ProgressReporter progress, PlatformTransactionManager tm,
             StreamEpochs epochs, OldEpochAudit audit, RecoveryProperties properties) {
         this.resolver = resolver;
@@ -83,7 +83,7 @@ class ServingCatchUp {
     }
 
     /**
-     * @throws ResolverExportClient.GoneException on a 410 (the caller rebuilds)
+     * @throws ResolverClient.GoneException on a 410 (the caller rebuilds)
      * @throws DivergedException when a page starts from another digest than the serving generation's
      * @throws com.acme.catalog.contracts.ApiException {@code CHAIN_BROKEN} when a page does not chain
      * @throws FencedOutException when the worker lost its lease; that page was not written
@@ -137,7 +137,7 @@ class ServingCatchUp {
             // still arrive): audited, never applied; the caller rebuilds from the current epoch
             tx.executeWithoutResult(st -> events.forEach(e -> audit.record(e, current, OldEpochAudit.Source.PAGE)));
             audit.count(fence.stream(), OldEpochAudit.Source.PAGE, events.size());
-            throw new ResolverExportClient.GoneException("a catch-up page of epoch " + page.epoch()
+            throw new ResolverClient.GoneException("a catch-up page of epoch " + page.epoch()
                     + " arrived, the current epoch is " + current);
         }
         GenerationCursor after = tx.execute(st -> {

@@ -9,6 +9,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.resolver.ResolverClient;
+import com.acme.catalog.product.resolver.ResolverClientProperties;
 import com.acme.catalog.product.support.FakeResolver;
 import com.acme.catalog.product.support.FakeResolver.Report;
 
@@ -16,6 +18,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The reporter against a fake resolver endpoint: monotonic, coalescing, retried with backoff. */
 class ProgressReporterTest {
@@ -28,15 +31,20 @@ class ProgressReporterTest {
     @BeforeEach
     void setUp() {
         RESOLVER.reset();
-        reporter = new ProgressReporter(
-                new ResolverProgressClient(RESOLVER.baseUrl(), "secret", "consumer-1", 2000),
-                new SimpleMeterRegistry(), timings(0));
+        reporter = new ProgressReporter(client(), new SimpleMeterRegistry(), timings(0));
     }
 
     /** Backoff from 10 ms to 100 ms; reports of a stream at least {@code minIntervalMs} apart. */
     private static ProgressProperties timings(long minIntervalMs) {
         return new ProgressProperties(Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofMillis(minIntervalMs),
                 Duration.ofMinutes(1));
+    }
+
+    /** The product's resolver client with a 2 s progress timeout, reporting as consumer-1 with bearer secret. */
+    private static ResolverClient client() {
+        return new ResolverClient(new ResolverClientProperties(RESOLVER.baseUrl(), "secret", "consumer-1",
+                "http://localhost/unused", null, new ResolverClientProperties.ProgressCalls(Duration.ofMillis(2000))),
+                JsonMapper.builder().build());
     }
 
     @AfterEach
@@ -116,8 +124,7 @@ class ProgressReporterTest {
     @Test
     void reportsOfAStreamAreAtLeastTheMinimumIntervalApartAndTheLastOfferIsReported() throws Exception {
         reporter.destroy();
-        reporter = new ProgressReporter(new ResolverProgressClient(RESOLVER.baseUrl(), "secret", "consumer-1", 2000),
-                new SimpleMeterRegistry(), timings(300));
+        reporter = new ProgressReporter(client(), new SimpleMeterRegistry(), timings(300));
         reporter.offer(stream, 1, 1);
         awaitReported(1, 1); // the first report goes at once (and warms the client up)
         long started = System.nanoTime();

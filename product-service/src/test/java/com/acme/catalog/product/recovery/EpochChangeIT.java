@@ -11,7 +11,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.EventPage;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.rebuild.ResolverExportClient;
+import com.acme.catalog.product.resolver.ResolverClient;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.testsupport.FreshDatabase;
@@ -134,7 +134,7 @@ class EpochChangeIT {
         EventPage page = new EventPage("acme", "rotated", 1, read.chainPosition(), 4, read.chainDigest(),
                 replay.chainDigest(), 4, List.of(replay.delivered()));
         assertThatThrownBy(() -> catchUp.applyPage(fence, read, page))
-                .isInstanceOf(ResolverExportClient.GoneException.class);
+                .isInstanceOf(ResolverClient.GoneException.class);
         assertThat(generations.serving(s).orElseThrow()).isEqualTo(read);
 
         JsonNode audit = get("op", "/v1/audit/old-epoch-deliveries?tenant=acme&catalog=rotated").getBody();

@@ -1,15 +1,15 @@
-package com.acme.catalog.product.rebuild;
+package com.acme.catalog.product.resolver;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.EventPage;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -20,12 +20,18 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * The resolver calls a rebuild makes, with bearer {@code RESOLVER_TOKEN}: retention status, leases, exports,
- * catch-up pages, consumer registration and progress. A 410 becomes {@link GoneException} (restart from a new
- * export); any other non-2xx answer an {@link IllegalStateException} naming the call and the problem.
+ * Every call the product makes to the resolver, with bearer {@code RESOLVER_TOKEN}.
+ *
+ * <p>Rebuild and recovery calls (retention status, epoch, leases, exports, catch-up pages, chain digest, consumer
+ * registration, progress after a cutover) time out after {@code product.rebuild.request-timeout-ms}; a 410 becomes
+ * {@link GoneException} (restart from a new export), any other non-2xx answer an {@link IllegalStateException}
+ * naming the call and the problem. The progress reporter's {@link #reportProgress} has its own timeout
+ * ({@code product.progress.request-timeout-ms}), speaks HTTP/1.1 and throws Spring's
+ * {@link org.springframework.web.client.RestClientResponseException} on a non-2xx answer: its caller retries any
+ * failure alike. None of the calls retries by itself.
  */
 @Component
-public class ResolverExportClient {
+public class ResolverClient {
 
     /** The resolver answered 410: the lease or the cursor is gone, or the epoch changed. */
     public static final class GoneException extends RuntimeException {
@@ -45,30 +51,46 @@ public class ResolverExportClient {
     public record StreamStatus(long epoch, long cursor) {
     }
 
+    private static final String PROGRESS_PATH = "/v1/retention/consumers/{id}/progress";
+
+    /** Rebuild and recovery calls: errors answered as entities, mapped by {@link #check}. */
     private final RestClient rest;
+    /** Progress reports: HTTP/1.1, Spring's default error handling. */
+    private final RestClient progressRest;
     private final ObjectMapper json;
     private final String consumerId;
     private final String deliveryUrl;
 
-    ResolverExportClient(@Value("${product.resolver-url}") String resolverUrl,
-            @Value("${product.resolver-token:}") String token, @Value("${product.consumer-id}") String consumerId,
-            @Value("${product.delivery-url}") String deliveryUrl,
-            @Value("${product.rebuild.request-timeout-ms:30000}") long timeoutMs, ObjectMapper json) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(timeoutMs)).build();
-        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
-        factory.setReadTimeout(Duration.ofMillis(timeoutMs));
-        RestClient.Builder b = RestClient.builder().baseUrl(resolverUrl).requestFactory(factory)
-                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
+    public ResolverClient(ResolverClientProperties properties, ObjectMapper json) {
+        Duration timeout = properties.rebuild().requestTimeoutMs();
+        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(
+                HttpClient.newBuilder().connectTimeout(timeout).build());
+        factory.setReadTimeout(timeout);
+        this.rest = authorized(RestClient.builder().baseUrl(properties.resolverUrl()).requestFactory(factory)
+                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { }), properties.resolverToken());
+
+        Duration progressTimeout = properties.progress().requestTimeoutMs();
+        // HTTP/1.1: the default would offer an h2c upgrade on every new connection to the plain-http resolver
+        JdkClientHttpRequestFactory progressFactory = new JdkClientHttpRequestFactory(HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1).connectTimeout(progressTimeout).build());
+        progressFactory.setReadTimeout(progressTimeout);
+        this.progressRest = authorized(RestClient.builder().baseUrl(properties.resolverUrl())
+                .requestFactory(progressFactory), properties.resolverToken());
+
+        this.json = json;
+        this.consumerId = properties.consumerId();
+        this.deliveryUrl = properties.deliveryUrl();
+    }
+
+    private static RestClient authorized(RestClient.Builder b, String token) {
         if (!token.isBlank()) {
             b.defaultHeader("Authorization", "Bearer " + token);
         }
-        this.rest = b.build();
-        this.json = json;
-        this.consumerId = consumerId;
-        this.deliveryUrl = deliveryUrl;
+        return b.build();
     }
 
-    long epoch(StreamId s) {
+    /** @return the stream's current epoch as the resolver's retention status shows it */
+    public long epoch(StreamId s) {
         return status(s).epoch();
     }
 
@@ -92,6 +114,7 @@ public class ResolverExportClient {
         return epoch;
     }
 
+    /** @return the new lease's id */
     public String createLease(StreamId s, long epoch, long ttlSeconds, String owner) {
         Map<String, Object> body = stream(s);
         body.put("epoch", epoch);
@@ -104,6 +127,7 @@ public class ResolverExportClient {
         check("lease renewal", post("/v1/retention/leases/" + leaseId + "/renew", Map.of("ttlSeconds", ttlSeconds)));
     }
 
+    /** Releases the lease; one already released or expired (410, 404) counts as released. */
     public void releaseLease(String leaseId) {
         ResponseEntity<String> r = rest.delete().uri("/v1/retention/leases/{id}", leaseId).retrieve()
                 .toEntity(String.class);
@@ -112,16 +136,19 @@ public class ResolverExportClient {
         }
     }
 
-    String requestExport(StreamId s, String leaseId) {
+    /** @return the new export's id */
+    public String requestExport(StreamId s, String leaseId) {
         Map<String, Object> body = stream(s);
         body.put("leaseId", leaseId);
         return text(check("export", post("/v1/exports", body)), "exportId");
     }
 
-    JsonNode exportStatus(String exportId) {
+    /** @return the export's status document ({@code status}, {@code manifestKey}, {@code error}) */
+    public JsonNode exportStatus(String exportId) {
         return check("export status", rest.get().uri("/v1/exports/{id}", exportId).retrieve().toEntity(String.class));
     }
 
+    /** @return the page of retained events after {@code after}, not yet verified */
     public EventPage events(StreamId s, long after, String leaseId, long epoch, int limit) {
         ResponseEntity<String> r = rest.get().uri(u -> u.path("/v1/exports/events").queryParam("tenant", s.tenant())
                 .queryParam("catalog", s.catalog()).queryParam("after", after).queryParam("lease_id", leaseId)
@@ -150,7 +177,8 @@ public class ResolverExportClient {
         return json.readValue(r.getBody(), ChainDigestAt.class);
     }
 
-    void registerConsumer(StreamId s, long epoch) {
+    /** Registers (or moves) this product as the stream's consumer in {@code epoch}, delivered to its URL. */
+    public void registerConsumer(StreamId s, long epoch) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("consumerId", consumerId);
         body.putAll(stream(s));
@@ -159,12 +187,18 @@ public class ResolverExportClient {
         check("consumer registration", post("/v1/retention/consumers", body));
     }
 
-    void progress(StreamId s, long epoch, long position) {
-        Map<String, Object> body = stream(s);
-        body.put("epoch", epoch);
-        body.put("position", position);
-        check("progress", rest.put().uri("/v1/retention/consumers/{id}/progress", consumerId)
-                .contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(String.class));
+    /** Reports {@code position} of {@code epoch} as the consumer's progress, errors mapped as the rebuild's. */
+    public void progress(StreamId s, long epoch, long position) {
+        check("progress", rest.put().uri(PROGRESS_PATH, consumerId).contentType(MediaType.APPLICATION_JSON)
+                .body(progressBody(s, epoch, position)).retrieve().toEntity(String.class));
+    }
+
+    /**
+     * Reports durable progress for the progress reporter; throws on any failure, including a non-2xx answer.
+     */
+    public void reportProgress(StreamId s, long epoch, long position) {
+        progressRest.put().uri(PROGRESS_PATH, consumerId).contentType(MediaType.APPLICATION_JSON)
+                .body(progressBody(s, epoch, position)).retrieve().toBodilessEntity();
     }
 
     /**
@@ -174,17 +208,14 @@ public class ResolverExportClient {
      *
      * @return the problem code of a refusal (e.g. {@code HISTORY_ROLLED_BACK}), empty when it was accepted
      */
-    public java.util.Optional<String> reportAhead(StreamId s, long epoch, long position) {
-        Map<String, Object> body = stream(s);
-        body.put("epoch", epoch);
-        body.put("position", position);
-        ResponseEntity<String> r = rest.put().uri("/v1/retention/consumers/{id}/progress", consumerId)
-                .contentType(MediaType.APPLICATION_JSON).body(body).retrieve().toEntity(String.class);
+    public Optional<String> reportAhead(StreamId s, long epoch, long position) {
+        ResponseEntity<String> r = rest.put().uri(PROGRESS_PATH, consumerId).contentType(MediaType.APPLICATION_JSON)
+                .body(progressBody(s, epoch, position)).retrieve().toEntity(String.class);
         if (!r.getStatusCode().isError()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         String code = r.getBody() == null ? "" : json.readTree(r.getBody()).path("code").asString();
-        return java.util.Optional.of(code.isEmpty() ? "HTTP " + r.getStatusCode().value() : code);
+        return Optional.of(code.isEmpty() ? "HTTP " + r.getStatusCode().value() : code);
     }
 
     private ResponseEntity<String> post(String path, Object body) {
@@ -209,6 +240,13 @@ public class ResolverExportClient {
             throw new IllegalStateException("resolver answer has no " + field + ": " + n);
         }
         return v.stringValue();
+    }
+
+    private static Map<String, Object> progressBody(StreamId s, long epoch, long position) {
+        Map<String, Object> body = stream(s);
+        body.put("epoch", epoch);
+        body.put("position", position);
+        return body;
     }
 
     private static Map<String, Object> stream(StreamId s) {

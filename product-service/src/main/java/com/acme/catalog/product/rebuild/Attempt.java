@@ -1,0 +1,41 @@
+package com.acme.catalog.product.rebuild;
+
+import java.util.UUID;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.recovery.WorkerFence;
+
+/**
+ * One attempt of a rebuild, as its steps fill it in: the epoch and resolver lease (with its one {@link LeaseKeeper}),
+ * the shadow generation once created, whether the cutover committed and at which target. Everything it created is
+ * undone by {@link RetireStep#abandon} unless the cutover committed. Confined to the rebuild's thread, except
+ * {@link #generation}, which the process's takeover ({@link RebuildService#resumeUnfinished}) reads.
+ */
+final class Attempt {
+
+    final UUID id;
+    final StreamId stream;
+    /** The worker lease the attempt's commits are fenced by; null for the placeholder of a submitted rebuild. */
+    final WorkerFence fence;
+    long epoch;
+    String leaseId;
+    LeaseKeeper keeper;
+    volatile Long generation;
+    boolean cutOver;
+    long target;
+    long catchUpStartNanos;
+    long caughtUpEvents;
+
+    Attempt(UUID id, StreamId stream, WorkerFence fence) {
+        this.id = id;
+        this.stream = stream;
+        this.fence = fence;
+    }
+
+    /** Stops renewing the resolver lease (idempotent). */
+    void stopRenewing() {
+        if (keeper != null) {
+            keeper.close();
+        }
+    }
+}

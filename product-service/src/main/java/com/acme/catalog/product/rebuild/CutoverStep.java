@@ -1,0 +1,95 @@
+package com.acme.catalog.product.rebuild;
+
+import java.util.Optional;
+
+import com.acme.catalog.product.epoch.StreamEpochs;
+import com.acme.catalog.product.inbox.EventApplier;
+import com.acme.catalog.product.projection.GenerationCursor;
+import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.resolver.ResolverClient;
+
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * DESIGN step 7, its cutover: under the stream's serving lock (the live applier waits) applies what the resolver
+ * committed since the last catch-up page, requires every position up to the head H processed and none parked, and
+ * points the stream at the shadow, in one transaction committed only under the worker fence. The HTTP reads inside
+ * the transaction keep the live pause short: only the tail since the last catch-up page is fetched.
+ */
+@Component
+class CutoverStep {
+
+    private final RetainedPages pages;
+    private final GenerationRepository generations;
+    private final EventApplier applier;
+    private final CutoverRepository cutovers;
+    private final StreamEpochs epochs;
+    private final WorkerLeases leases;
+    private final RebuildRepository rebuilds;
+    private final RebuildMetrics metrics;
+    private final RebuildProbe probe;
+    private final TransactionTemplate tx;
+
+    CutoverStep(RetainedPages pages, GenerationRepository generations, EventApplier applier,
+            CutoverRepository cutovers, StreamEpochs epochs, WorkerLeases leases, RebuildRepository rebuilds,
+            RebuildMetrics metrics, RebuildProbe probe, PlatformTransactionManager tm) {
+        this.pages = pages;
+        this.generations = generations;
+        this.applier = applier;
+        this.cutovers = cutovers;
+        this.epochs = epochs;
+        this.leases = leases;
+        this.rebuilds = rebuilds;
+        this.metrics = metrics;
+        this.probe = probe;
+        this.tx = new TransactionTemplate(tm);
+    }
+
+    /** @return the generation that served before, if any: {@link RetireStep} retires it */
+    Optional<Long> cutover(Attempt a) {
+        Long old = tx.execute(s -> {
+            Optional<GenerationCursor> serving = generations.lockServing(a.stream);
+            GenerationCursor shadow = generations.lockGeneration(a.generation).orElseThrow();
+            while (true) {
+                RetainedPages.PreparedPage page = pages.read(a, shadow.chainPosition(), shadow.chainDigest());
+                if (!page.events().isEmpty()) {
+                    shadow = applier.apply(shadow, page.events()).cursor();
+                    rebuilds.progress(a.id, shadow.appliedPosition(), page.events().size());
+                    metrics.caughtUp(a, page.events().size());
+                }
+                if (page.reachesHead()) {
+                    break;
+                }
+            }
+            long h = shadow.chainPosition();
+            long current = epochs.currentInDatabase(a.stream);
+            if (current > a.epoch) {
+                throw new ResolverClient.GoneException("the current epoch is " + current
+                        + ", this rebuild is of epoch " + a.epoch);
+            }
+            long parked = cutovers.parkedAtOrBelow(a.generation, h);
+            if (parked > 0 || shadow.appliedPosition() != h) {
+                throw new IllegalStateException(parked + " event(s) at or below the target " + h
+                        + " are parked in the shadow generation (processed through " + shadow.appliedPosition()
+                        + "): its state is not the resolver's; see docs/rebuild.md");
+            }
+            // ahead of the resolver is a rollback signal, unless the serving copy is known to have diverged
+            // (it may hold a forged event the resolver never committed): then the rebuild is the repair
+            if (serving.isPresent() && serving.get().epoch() == a.epoch && serving.get().appliedPosition() > h
+                    && !cutovers.diverged(serving.get().generationId())) {
+                throw new IllegalStateException("the serving generation is at " + serving.get().appliedPosition()
+                        + ", past the resolver's head " + h);
+            }
+            probe.reached(RebuildPhase.CUTTING_OVER);
+            cutovers.pointServingAt(a.stream, a.generation);
+            leases.requireHeld(a.fence);
+            a.target = h;
+            return serving.map(GenerationCursor::generationId).orElse(null);
+        });
+        a.cutOver = true;
+        return Optional.ofNullable(old);
+    }
+}

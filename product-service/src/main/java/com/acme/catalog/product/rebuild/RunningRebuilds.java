@@ -1,0 +1,70 @@
+package com.acme.catalog.product.rebuild;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
+
+import com.acme.catalog.contracts.StreamId;
+
+/**
+ * The rebuilds running in this process, each with its current attempt (and so the shadow generation it loads), on
+ * a pool of {@code product.rebuild.workers} threads.
+ */
+final class RunningRebuilds {
+
+    private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
+    private final ExecutorService workers;
+
+    RunningRebuilds(int workers) {
+        this.workers = Executors.newFixedThreadPool(workers, r -> {
+            Thread t = new Thread(r, "rebuild");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Runs {@code rebuild} on a worker thread; the rebuild counts as running here from now until it returns. */
+    void submit(UUID id, StreamId stream, Runnable rebuild) {
+        running.put(id, new Attempt(id, stream, null));
+        try {
+            workers.submit(() -> {
+                try {
+                    rebuild.run();
+                } finally {
+                    running.remove(id);
+                }
+            });
+        } catch (RuntimeException e) {
+            running.remove(id);
+            throw e;
+        }
+    }
+
+    /** The running rebuild's current attempt is {@code a} from now on. */
+    void attempt(Attempt a) {
+        running.put(a.id, a);
+    }
+
+    boolean runs(UUID id) {
+        return running.containsKey(id);
+    }
+
+    boolean runsOf(StreamId stream) {
+        return running.values().stream().anyMatch(a -> a.stream.equals(stream));
+    }
+
+    /** @return the shadow generations the stream's running attempts load or have loaded */
+    Set<Long> generationsOf(StreamId stream) {
+        return running.values().stream().filter(a -> a.stream.equals(stream) && a.generation != null)
+                .map(a -> a.generation).collect(Collectors.toSet());
+    }
+
+    /** Interrupts the running rebuilds and accepts no more. */
+    void stop() {
+        workers.shutdownNow();
+    }
+}
