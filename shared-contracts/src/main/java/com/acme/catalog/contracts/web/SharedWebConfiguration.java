@@ -120,6 +120,23 @@ public class SharedWebConfiguration {
     }
 
     /**
+     * Tomcat reads a request body from the socket {@code socket.appReadBufSize} bytes at a time (8 KiB by default:
+     * 128 reads, each through the whole input stack, for a 1 MiB evidence body or inbox batch). Each open connection
+     * holds one buffer of this size, so it stays modest.
+     */
+    @Bean
+    TomcatConnectorCustomizer socketReadBuffer(@Value("${http.socket-read-buffer-bytes:8192}") int bytes) {
+        if (bytes < 1024 || bytes > 1024 * 1024) {
+            throw new IllegalArgumentException("http.socket-read-buffer-bytes must be 1024..1048576, got " + bytes);
+        }
+        return connector -> {
+            if (!connector.setProperty("socket.appReadBufSize", Integer.toString(bytes))) {
+                throw new IllegalStateException("Tomcat's connector did not take socket.appReadBufSize");
+            }
+        };
+    }
+
+    /**
      * What Tomcat refuses on its own (a {@code %00} or {@code %5C} in a path, a header over the size limit) is
      * answered by the host's error report valve before any filter: problem+json there too, not Tomcat's HTML page.
      */
