@@ -46,14 +46,23 @@ public final class TransientDatabaseFailure {
             if (t instanceof SQLException sql && isTransientState(sql.getSQLState())) {
                 return true;
             }
-            // a rollback that failed after the failure that caused it (the connection was cut): Spring throws the
-            // rollback's exception and keeps the original one aside
-            if (t instanceof TransactionSystemException tse && tse.getApplicationException() != null
-                    && tse.getApplicationException() != failure && isTransient(tse.getApplicationException())) {
+            if (t instanceof TransactionSystemException tse && (completionLostTheConnection(tse)
+                    || tse.getApplicationException() != null && tse.getApplicationException() != failure
+                    && isTransient(tse.getApplicationException()))) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * A commit or rollback that failed with a JDBC exception carrying no SQLState: the server did not answer it (a
+     * server's refusal always carries a state), the pool or driver found the connection gone. This is how a commit
+     * cut by {@code pg_terminate_backend} ends: Spring's rollback after the failed commit finds the connection closed
+     * ("Commit exception overridden by rollback exception") and the commit's own 57P01 is only logged.
+     */
+    private static boolean completionLostTheConnection(TransactionSystemException tse) {
+        return tse.getCause() instanceof SQLException sql && sql.getSQLState() == null;
     }
 
     static boolean isTransientState(String sqlState) {

@@ -33,10 +33,11 @@ class TransientDatabaseFailureTest {
         rollback.initApplicationException(new UncategorizedSQLException("task", "sql",
                 new SQLException("terminating connection due to administrator command", "57P01")));
         assertThat(TransientDatabaseFailure.isTransient(rollback)).as("a failed rollback after a cut").isTrue();
-        TransactionSystemException bug = new TransactionSystemException("JDBC rollback failed",
-                new SQLException("Connection is closed"));
-        bug.initApplicationException(new IllegalStateException("a bug"));
-        assertThat(TransientDatabaseFailure.isTransient(bug)).isFalse();
+        assertThat(TransientDatabaseFailure.isTransient(new TransactionSystemException("JDBC rollback failed",
+                new SQLException("Connection is closed")))).as("a commit cut, its rollback on a closed connection")
+                .isTrue();
+        assertThat(TransientDatabaseFailure.isTransient(new TransactionSystemException("JDBC commit failed",
+                new SQLException("deferred check", "23514")))).as("the server refused the commit").isFalse();
         assertThat(TransientDatabaseFailure.isTransient(new CannotGetJdbcConnectionException("no connection")))
                 .isTrue();
         assertThat(TransientDatabaseFailure.isTransient(new QueryTimeoutException("timeout"))).isTrue();
