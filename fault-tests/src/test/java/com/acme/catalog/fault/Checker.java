@@ -3,6 +3,7 @@ package com.acme.catalog.fault;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,8 +29,13 @@ import tools.jackson.databind.JsonNode;
  *   <li>the product's serving generation processed exactly start+1..W, each with the resolver's chain digest, holds
  *       nothing, and its applied position and the consumer's durable progress are W;</li>
  *   <li>both product instances' projection checksums equal both resolver instances' state checksums under
- *       accepted-state-v1 and public-view-v1.</li>
+ *       accepted-state-v1 and public-view-v1;</li>
+ *   <li>nothing above a live lease pin or a consumer's durable progress was ever pruned (the pruning audit);</li>
+ *   <li>every rebuild restart after a 410 was followed by a DONE rebuild of the stream (the rebuild audit);</li>
+ *   <li>the harness's bootstrap streams hold whole chunks with a valid chain.</li>
  * </ul>
+ * The outbox rows pruned during the run are read back from the pruning audit, so the per-stream checks see the
+ * whole history 1..W.
  */
 final class Checker {
 
@@ -123,13 +129,20 @@ final class Checker {
             heads.put(c, cursorPosition);
             String digest = ChainDigest.ZERO;
             long expected = 1;
+            // the rows pruned during the run are in the pruning audit (Cluster.installPruneAudit), wire and all
             try (PreparedStatement s = conn.prepareStatement("""
                     SELECT position, wire, chain_digest FROM resolver.outbox
-                     WHERE tenant = ? AND catalog = ? AND epoch = ? ORDER BY position
+                     WHERE tenant = ? AND catalog = ? AND epoch = ?
+                    UNION ALL
+                    SELECT position, wire, chain_digest FROM fault_audit.pruned
+                     WHERE tenant = ? AND catalog = ? AND epoch = ?
+                     ORDER BY position
                     """)) {
-                s.setString(1, Cluster.TENANT);
-                s.setString(2, c);
-                s.setLong(3, epoch);
+                for (int k = 0; k < 2; k++) {
+                    s.setString(3 * k + 1, Cluster.TENANT);
+                    s.setString(3 * k + 2, c);
+                    s.setLong(3 * k + 3, epoch);
+                }
                 try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
                         long position = rs.getLong(1);
@@ -144,9 +157,10 @@ final class Checker {
                             digest = rs.getString(3);
                         }
                         JsonNode event = Cluster.JSON.readTree(wire);
+                        JsonNode op = event.path("payload").path("attributes").path("op");
                         String marker = "release".equals(event.path("aggregateType").stringValue())
                                 ? event.path("aggregateId").stringValue()
-                                : event.path("payload").path("attributes").path("op").stringValue();
+                                : op.isString() ? op.stringValue() : null;
                         if (marker != null) {
                             found.computeIfAbsent(marker, k -> new ArrayList<>()).add(position);
                         }
@@ -214,7 +228,10 @@ final class Checker {
         long head = heads.getOrDefault(c, -1L);
         Map<Long, String> resolverDigests = new HashMap<>();
         try (Connection conn = cluster.pg.connect("resolver"); PreparedStatement s = conn.prepareStatement("""
-                SELECT o.position, o.chain_digest FROM resolver.outbox o
+                SELECT o.position, o.chain_digest
+                  FROM (SELECT tenant, catalog, epoch, position, chain_digest FROM resolver.outbox
+                        UNION ALL
+                        SELECT tenant, catalog, epoch, position, chain_digest FROM fault_audit.pruned) o
                   JOIN resolver.stream_cursor k ON k.tenant = o.tenant AND k.catalog = o.catalog
                        AND k.epoch = o.epoch AND k.fenced_at IS NULL
                  WHERE o.tenant = ? AND o.catalog = ?
@@ -287,6 +304,139 @@ final class Checker {
         long durable = durable(c);
         if (durable != head) {
             violations.add(c + ": consumer durable progress " + durable + ", head " + head);
+        }
+    }
+
+    /** What pruning, leases and rebuilds did during the run (for the summary); filled by {@link #checkRetention}. */
+    final Map<String, Object> retention = new java.util.LinkedHashMap<>();
+    final Map<String, Object> rebuilds = new java.util.LinkedHashMap<>();
+
+    /**
+     * Nothing above a live lease pin or a consumer's durable progress was ever pruned: every row the pruning audit
+     * recorded (in the deleting transaction, with the lowest live pin and the lowest durable position of its stream
+     * and epoch that transaction saw) is at or below both. Also counts prunes, pruned events and lease expiries.
+     */
+    void checkRetention() throws Exception {
+        try (Connection conn = cluster.pg.connect("resolver"); Statement s = conn.createStatement()) {
+            try (ResultSet rs = s.executeQuery("""
+                    SELECT count(*), count(DISTINCT txid),
+                           count(*) FILTER (WHERE position > min_live_pin),
+                           count(*) FILTER (WHERE position > min_durable),
+                           count(*) FILTER (WHERE min_live_pin IS NOT NULL)
+                      FROM fault_audit.pruned
+                    """)) {
+                rs.next();
+                retention.put("eventsPruned", rs.getLong(1));
+                retention.put("pruneTransactions", rs.getLong(2));
+                retention.put("prunedAboveLivePin", rs.getLong(3));
+                retention.put("prunedAboveDurableProgress", rs.getLong(4));
+                retention.put("prunedWhileALeaseWasLive", rs.getLong(5));
+            }
+            try (ResultSet rs = s.executeQuery("""
+                    SELECT tenant, catalog, epoch, position, min_live_pin, min_durable, consumers, txid
+                      FROM fault_audit.pruned
+                     WHERE position > min_live_pin OR position > min_durable
+                     ORDER BY pruned_at, position LIMIT 20
+                    """)) {
+                while (rs.next()) {
+                    violations.add(rs.getString(1) + "/" + rs.getString(2) + " epoch " + rs.getLong(3) + ": position "
+                            + rs.getLong(4) + " pruned (transaction " + rs.getLong(8) + ") above "
+                            + (rs.getObject(5) != null && rs.getLong(4) > rs.getLong(5) ? "the live lease pin "
+                                    + rs.getLong(5) : "")
+                            + (rs.getObject(6) != null && rs.getLong(4) > rs.getLong(6) ? " the consumers' durable "
+                                    + "progress " + rs.getLong(6) + " (" + rs.getInt(7) + " consumers)" : ""));
+                }
+            }
+            try (ResultSet rs = s.executeQuery("""
+                    SELECT catalog, count(*), max(position) FROM fault_audit.pruned GROUP BY catalog ORDER BY catalog
+                    """)) {
+                Map<String, Object> by = new java.util.TreeMap<>();
+                while (rs.next()) {
+                    by.put(rs.getString(1), Map.of("events", rs.getLong(2), "through", rs.getLong(3)));
+                }
+                retention.put("prunedByStream", by);
+            }
+            try (ResultSet rs = s.executeQuery("""
+                    SELECT split_part(owner, ' ', 1),
+                           count(*) FILTER (WHERE expires_at < coalesce(released_at, clock_timestamp())), count(*)
+                      FROM resolver.retention_lease GROUP BY 1 ORDER BY 1
+                    """)) {
+                Map<String, Object> expired = new java.util.TreeMap<>();
+                long total = 0;
+                while (rs.next()) {
+                    expired.put(rs.getString(1), Map.of("expired", rs.getLong(2), "leases", rs.getLong(3)));
+                    total += rs.getLong(2);
+                }
+                retention.put("leaseExpiries", total);
+                retention.put("leasesByOwner", expired);
+            }
+        }
+    }
+
+    /**
+     * Every rebuild restart caused by a 410 (or by an export the resolver aborted because its lease expired) was
+     * followed by a DONE rebuild of the same stream: read from the product's rebuild rows through the harness's
+     * audit trigger ({@link Ops#installRebuildAudit}), which records every phase and attempt change.
+     */
+    void checkRebuilds() throws Exception {
+        try (Connection conn = cluster.pg.connect("product"); Statement s = conn.createStatement()) {
+            try (ResultSet rs = s.executeQuery("""
+                    SELECT count(DISTINCT rebuild_id),
+                           count(DISTINCT rebuild_id) FILTER (WHERE phase = 'DONE'),
+                           count(DISTINCT rebuild_id) FILTER (WHERE phase = 'FAILED'),
+                           count(*) FILTER (WHERE attempt > previous_attempt),
+                           count(*) FILTER (WHERE attempt > previous_attempt AND error LIKE '%: 410 %'),
+                           count(*) FILTER (WHERE attempt > previous_attempt AND error LIKE '%LEASE_EXPIRED%'),
+                           count(*) FILTER (WHERE attempt > previous_attempt AND error LIKE '%was ABORTED%'),
+                           count(*) FILTER (WHERE attempt > previous_attempt AND error LIKE '%worker stopped%')
+                      FROM fault_audit.rebuild_step
+                    """)) {
+                rs.next();
+                rebuilds.put("started", rs.getLong(1));
+                rebuilds.put("done", rs.getLong(2));
+                rebuilds.put("failed", rs.getLong(3));
+                rebuilds.put("restarts", rs.getLong(4));
+                rebuilds.put("restartsAfter410", rs.getLong(5));
+                rebuilds.put("restartsAfterLeaseExpired", rs.getLong(6));
+                rebuilds.put("restartsAfterExportAborted", rs.getLong(7));
+                rebuilds.put("resumedAfterTheWorkerStopped", rs.getLong(8));
+            }
+            try (ResultSet rs = s.executeQuery("""
+                    SELECT r.rebuild_id, r.catalog, r.at, r.error FROM fault_audit.rebuild_step r
+                     WHERE r.attempt > r.previous_attempt AND (r.error LIKE '%: 410 %' OR r.error LIKE '%was ABORTED%')
+                       AND NOT EXISTS (SELECT 1 FROM fault_audit.rebuild_step d
+                                        WHERE d.tenant = r.tenant AND d.catalog = r.catalog AND d.phase = 'DONE'
+                                          AND d.at > r.at)
+                     ORDER BY r.at
+                    """)) {
+                while (rs.next()) {
+                    violations.add("rebuild " + rs.getString(1) + " of " + rs.getString(2) + " restarted after a 410 at "
+                            + rs.getString(3) + " (" + rs.getString(4) + "), but no rebuild of the stream was DONE after it");
+                }
+            }
+            try (ResultSet rs = s.executeQuery("""
+                    SELECT error, count(*) FROM fault_audit.rebuild_step WHERE phase = 'FAILED'
+                     GROUP BY error ORDER BY count(*) DESC LIMIT 10
+                    """)) {
+                Map<String, Long> failed = new java.util.LinkedHashMap<>();
+                while (rs.next()) {
+                    String e = rs.getString(1);
+                    failed.put(e == null ? "null" : e.length() > 160 ? e.substring(0, 160) : e, rs.getLong(2));
+                }
+                rebuilds.put("failedBecause", failed);
+            }
+        }
+    }
+
+    /** The harness's bootstrap streams: positions 1..W with a valid chain, W a whole number of chunks or all. */
+    void checkBootstrapStreams(Map<String, Integer> streams, int events) throws Exception {
+        for (Map.Entry<String, Integer> e : streams.entrySet()) {
+            checkStream(e.getKey());
+            long w = heads.getOrDefault(e.getKey(), -1L);
+            if (w != events && w % e.getValue() != 0) {
+                violations.add(e.getKey() + ": a bootstrap import in chunks of " + e.getValue() + " left " + w
+                        + " events, not whole chunks");
+            }
         }
     }
 

@@ -6,6 +6,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,6 +30,18 @@ final class Cluster implements AutoCloseable {
     static final String TOKENS = "op=operator;w=writer;r=relay;c=consumer";
     static final JsonMapper JSON = JsonMapper.builder().build();
     static final String TENANT = "acme";
+    /** Published events older than this may be pruned: seconds, so pruning races with pins and progress. */
+    static final int MIN_AGE_SECONDS = 3;
+    /** The product's rebuild lease TTL: short, so a stalled link lets it expire mid-rebuild (database clock). */
+    static final int REBUILD_LEASE_TTL_SECONDS = 4;
+    /** Test pauses of the product's rebuild (docs/rebuild.md), so faults can be aimed at LOADING and a cutover. */
+    static final long LOADING_PAUSE_MS = 9000;
+    static final long CUTOVER_PAUSE_MS = 2000;
+    static final String RESOLVER_JSON = "{\"retention\":{\"min-age\":\"PT" + MIN_AGE_SECONDS + "S\","
+            + "\"prune\":{\"interval\":\"PT1S\",\"batch-size\":200},\"status\":{\"refresh-interval\":\"PT2S\"}}}";
+    static final String PRODUCT_JSON = "{\"product\":{\"progress\":{\"resync-interval-ms\":2000},"
+            + "\"rebuild\":{\"lease-ttl-seconds\":" + REBUILD_LEASE_TTL_SECONDS + ",\"max-attempts\":10,"
+            + "\"test-pause-ms\":{\"LOADING\":" + LOADING_PAUSE_MS + ",\"CUTTING_OVER\":" + CUTOVER_PAUSE_MS + "}}}}";
 
     final FaultPostgres pg;
     final List<String> catalogs;
@@ -70,6 +84,7 @@ final class Cluster implements AutoCloseable {
         env.put("RELAY_ALLOWED_DELIVERY_URLS", toProduct.url() + "/");
         env.put("OBJECT_STORE_URI", "file:" + objects.toAbsolutePath());
         env.put("SECURITY_TOKENS", TOKENS);
+        env.put("SPRING_APPLICATION_JSON", RESOLVER_JSON);
         resolvers[i] = null;
         resolvers[i] = Service.start("resolver-service", "resolver-" + i, resolverPorts[i], env);
         logs.add(resolvers[i].log);
@@ -89,10 +104,50 @@ final class Cluster implements AutoCloseable {
         env.put("PRODUCT_STREAMS", String.join(",", catalogs.stream().map(c -> TENANT + "/" + c).toList()));
         env.put("SECURITY_TOKENS", TOKENS);
         env.put("OBJECT_STORE_URI", "file:" + objects.toAbsolutePath());
-        env.put("SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":2000}}}");
+        env.put("SPRING_APPLICATION_JSON", PRODUCT_JSON);
         products[i] = null;
         products[i] = Service.start("product-service", "product-" + i, productPorts[i], env);
         logs.add(products[i].log);
+    }
+
+    /**
+     * The pruning audit, in the resolver database the suite owns: an AFTER DELETE statement trigger on the outbox
+     * records, in the deleting transaction, every deleted row (its wire and digest, so the checker still sees the
+     * whole history) with the lowest live lease pin and the lowest consumer durable position of its (stream, epoch)
+     * that transaction sees. The pruner holds the stream's retention lock while it deletes, and every lease and
+     * consumer change takes that lock, so what the trigger sees is what bounded the prune.
+     */
+    void installPruneAudit() throws Exception {
+        try (Connection c = pg.connect("resolver"); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS fault_audit");
+            s.execute("""
+                    CREATE TABLE IF NOT EXISTS fault_audit.pruned (
+                        tenant text NOT NULL, catalog text NOT NULL, epoch bigint NOT NULL, position bigint NOT NULL,
+                        wire text NOT NULL, chain_digest text NOT NULL,
+                        min_live_pin bigint, min_durable bigint, consumers integer NOT NULL,
+                        txid bigint NOT NULL DEFAULT txid_current(), pruned_at timestamptz NOT NULL DEFAULT clock_timestamp())
+                    """);
+            s.execute("""
+                    CREATE OR REPLACE FUNCTION fault_audit.record_prune() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                      INSERT INTO fault_audit.pruned (tenant, catalog, epoch, position, wire, chain_digest,
+                                                      min_live_pin, min_durable, consumers)
+                      SELECT g.tenant, g.catalog, g.epoch, g.position, g.wire, g.chain_digest,
+                             (SELECT min(l.pin) FROM resolver.retention_lease l
+                               WHERE l.tenant = g.tenant AND l.catalog = g.catalog AND l.epoch = g.epoch
+                                 AND l.released_at IS NULL AND l.expires_at > clock_timestamp()),
+                             (SELECT min(k.durable_position) FROM resolver.retention_consumer k
+                               WHERE k.tenant = g.tenant AND k.catalog = g.catalog AND k.epoch = g.epoch),
+                             (SELECT count(*) FROM resolver.retention_consumer k
+                               WHERE k.tenant = g.tenant AND k.catalog = g.catalog AND k.epoch = g.epoch)
+                        FROM gone g;
+                      RETURN NULL;
+                    END $$
+                    """);
+            s.execute("DROP TRIGGER IF EXISTS fault_audit_prune ON resolver.outbox");
+            s.execute("CREATE TRIGGER fault_audit_prune AFTER DELETE ON resolver.outbox REFERENCING OLD TABLE AS gone "
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION fault_audit.record_prune()");
+        }
     }
 
     String deliveryUrl() {

@@ -1,15 +1,29 @@
 package com.acme.catalog.fault;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import com.acme.catalog.testsupport.SnapshotEventsGenerator;
+
+import tools.jackson.databind.JsonNode;
 
 /**
  * The faults, injected one after another at seeded random times while the load runs. The plan (kinds, pauses,
@@ -37,7 +51,27 @@ final class Faults {
         /** every open connection through both proxies reset at once */
         PROXY_RESET,
         /** one stream's cursor row held FOR UPDATE by another connection; the other streams must keep flowing */
-        CURSOR_LOCK
+        CURSOR_LOCK,
+        /**
+         * pg_terminate_backend of a product backend inside a transaction whose statement touches the inbox: the
+         * apply of a relay delivery (the relay's request in flight), rarely a catch-up page's apply
+         */
+        TERMINATE_IN_RELAY_DELIVERY,
+        /** ... of a resolver backend inside an export's REPEATABLE READ snapshot (between or in its COPYs) */
+        TERMINATE_IN_EXPORT_SNAPSHOT,
+        /** ... of a resolver backend serving a catch-up page (its select of the outbox, or its transaction after it) */
+        TERMINATE_IN_CATCH_UP_PAGE,
+        /** ... of the product backend holding a rebuild's cutover transaction (CUTTING_OVER, before the swap) */
+        TERMINATE_IN_CUTOVER,
+        /** ... of a resolver instance's backends in a transaction while it commits a bootstrap import's chunks */
+        TERMINATE_IN_BOOTSTRAP_CHUNK,
+        /** kill -9 of the product instance whose rebuild is in CUTTING_OVER (just before the swap), restarted */
+        KILL_PRODUCT_BEFORE_SWAP,
+        /**
+         * the product to resolver link stalled during a rebuild's LOADING for longer than the rebuild lease's TTL:
+         * the lease expires by the database clock, the rebuild gets 410 and must restart by itself
+         */
+        LEASE_EXPIRY_IN_REBUILD
     }
 
     record Planned(Kind kind, long pauseMs, long durationMs, int target) {
@@ -45,17 +79,27 @@ final class Faults {
 
     private final Cluster cluster;
     private final History history;
+    private final Ops ops;
+    /** per aimed kind: how often it hit its phase exactly or only near it, and what followed */
+    final Map<Kind, Map<String, Integer>> aim = Collections.synchronizedMap(new EnumMap<>(Kind.class));
+    /** the harness's bootstrap streams: catalog → events per chunk */
+    final Map<String, Integer> bootstrapStreams = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicInteger bootstraps = new AtomicInteger();
+    private Path bootstrapFile;
     final Map<Kind, Integer> injected = java.util.Collections.synchronizedMap(new EnumMap<>(Kind.class));
     /** light faults that found nothing to hit (PostgreSQL down during a restart of the main sequence) */
     final java.util.concurrent.atomic.AtomicInteger lightMissed = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean lightRunning;
-    final List<String> violations = new ArrayList<>();
-    final List<String> log = new ArrayList<>();
+    /** set while a fault aimed at a rebuild's phase waits for that phase: the connection cuts would fail it first */
+    private volatile boolean lightHeld;
+    final List<String> violations = Collections.synchronizedList(new ArrayList<>());
+    final List<String> log = Collections.synchronizedList(new ArrayList<>());
     volatile long lastFaultEndNanos;
 
-    Faults(Cluster cluster, History history) {
+    Faults(Cluster cluster, History history, Ops ops) {
         this.cluster = cluster;
         this.history = history;
+        this.ops = ops;
     }
 
     /**
@@ -83,6 +127,10 @@ final class Faults {
     private static long estimate(Kind k, long duration) {
         return switch (k) {
             case KILL_RESOLVER, KILL_PRODUCT -> 30_000;
+            case KILL_PRODUCT_BEFORE_SWAP -> 45_000;
+            case TERMINATE_IN_CUTOVER, LEASE_EXPIRY_IN_REBUILD -> 20_000;
+            case TERMINATE_IN_RELAY_DELIVERY, TERMINATE_IN_EXPORT_SNAPSHOT, TERMINATE_IN_CATCH_UP_PAGE,
+                    TERMINATE_IN_BOOTSTRAP_CHUNK -> 3_000;
             case PG_RESTART_FAST, PG_RESTART_IMMEDIATE -> 3_000;
             case TERMINATE_BACKENDS, PROXY_RESET -> 500;
             default -> duration;
@@ -103,6 +151,9 @@ final class Faults {
                     Thread.sleep(minMs + (long) (r.nextDouble() * (maxMs - minMs)));
                     if (!lightRunning) {
                         return;
+                    }
+                    if (lightHeld) {
+                        continue;
                     }
                     if (r.nextBoolean()) {
                         terminateBackends();
@@ -179,6 +230,318 @@ final class Faults {
             }
             case CURSOR_LOCK -> cursorLock(cluster.catalogs.get(p.target() % cluster.catalogs.size()),
                     p.durationMs());
+            case TERMINATE_IN_RELAY_DELIVERY -> guarded(p, () -> aimed(p.kind(), "product", """
+                    application_name LIKE 'product-%' AND xact_start IS NOT NULL
+                    AND state IN ('active', 'idle in transaction') AND query ILIKE '%inbox%'
+                    """, null));
+            case TERMINATE_IN_EXPORT_SNAPSHOT -> guarded(p, () -> exportSnapshot(p));
+            case TERMINATE_IN_CATCH_UP_PAGE -> guarded(p, () -> catchUpPage(p));
+            case TERMINATE_IN_CUTOVER, KILL_PRODUCT_BEFORE_SWAP, LEASE_EXPIRY_IN_REBUILD ->
+                    guarded(p, () -> inRebuild(p));
+            case TERMINATE_IN_BOOTSTRAP_CHUNK -> guarded(p, () -> bootstrapChunk(p));
+        }
+    }
+
+    /**
+     * An aimed fault whose own calls failed (an HTTP call to a service refused or reset by another fault) is logged
+     * and counted as an error of its kind; the run goes on.
+     */
+    private void guarded(Planned p, Cluster.Step step) throws Exception {
+        try {
+            step.run();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            aimLog(p.kind(), "error", String.valueOf(e));
+        }
+    }
+
+    private String catalog(Planned p) {
+        return cluster.catalogs.get(Math.floorMod(p.target() + (int) p.pauseMs(), cluster.catalogs.size()));
+    }
+
+    private void aimLog(Kind kind, String how, String what) {
+        aim.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).merge(how, 1, Integer::sum);
+        String line = kind + " " + how + ": " + what;
+        log.add(line);
+        System.out.println("[fault] " + line);
+    }
+
+    /**
+     * Waits (at most 15 s, while {@code background} runs if given) for a service backend of {@code db} matching
+     * {@code where} and terminates it in the same statement that found it: an exact hit. Found none: terminates
+     * every service backend of the database instead and says the fault landed only near its phase.
+     */
+    private void aimed(Kind kind, String db, String where, Thread background) throws Exception {
+        List<String> hit = terminateWhen(db, where, 15_000, background);
+        if (!hit.isEmpty()) {
+            aimLog(kind, "exact", String.join("; ", hit));
+        } else {
+            aimLog(kind, "near", "no backend in the phase seen; terminated " + terminateBackends() + " backends");
+        }
+    }
+
+    /** Polls pg_stat_activity of {@code db} for service backends matching {@code where}; terminates those found. */
+    List<String> terminateWhen(String db, String where, long timeoutMs, Thread background) throws Exception {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+        try (Connection c = cluster.pg.connect("postgres"); PreparedStatement s = c.prepareStatement(
+                "SELECT pid, application_name, state, left(regexp_replace(query, '\\s+', ' ', 'g'), 70), "
+                        + "pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? "
+                        + "AND application_name <> 'fault-harness' AND pid <> pg_backend_pid() AND (" + where + ")")) {
+            s.setString(1, db);
+            while (System.nanoTime() < deadline && (background == null || background.isAlive())) {
+                List<String> found = new ArrayList<>();
+                try (ResultSet rs = s.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(rs.getString(2) + " pid " + rs.getInt(1) + " " + rs.getString(3) + " ["
+                                + rs.getString(4) + "]" + (rs.getBoolean(5) ? "" : " (gone already)"));
+                    }
+                }
+                if (!found.isEmpty()) {
+                    return found;
+                }
+                Thread.sleep(3);
+            }
+        }
+        return List.of();
+    }
+
+    private Thread background(String name, Cluster.Step step) {
+        Thread t = new Thread(() -> {
+            try {
+                step.run();
+            } catch (Exception e) {
+                ops.count("aimedBackgroundErrors");
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** An export of the harness's own; its snapshot's backend terminated while it is inside (a COPY of) it. */
+    private void exportSnapshot(Planned p) throws Exception {
+        String c = catalog(p);
+        String[] status = new String[1];
+        Thread t = background("aimed-export", () -> status[0] = ops.export(c, p.target(), 0));
+        aimed(p.kind(), "resolver", "xact_start IS NOT NULL AND query LIKE 'COPY (%'", t);
+        t.join(90_000);
+        aimLog(p.kind(), "outcome", "export of " + c + " ended " + status[0]);
+    }
+
+    /** Catch-up pages read again and again under a lease of the harness's own; the serving backend terminated. */
+    private void catchUpPage(Planned p) throws Exception {
+        String c = catalog(p);
+        String base = cluster.resolverUrl(p.target());
+        Cluster.Response lease = cluster.call("POST", base + "/v1/retention/leases", "op", "{\"tenant\":\""
+                + Cluster.TENANT + "\",\"catalog\":\"" + c
+                + "\",\"epoch\":1,\"ttlSeconds\":30,\"owner\":\"fault-pages\"}");
+        if (lease.status() != 201) {
+            aimLog(p.kind(), "near", "no lease (" + lease.status() + "); terminated " + terminateBackends());
+            return;
+        }
+        JsonNode l = Cluster.JSON.readTree(lease.body());
+        String leaseId = l.path("leaseId").stringValue();
+        long pin = l.path("pin").longValue();
+        AtomicBoolean reading = new AtomicBoolean(true);
+        List<Integer> statuses = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread t = background("aimed-pages", () -> {
+            while (reading.get()) {
+                try {
+                    statuses.add(cluster.call("GET", base + "/v1/exports/events?tenant=" + Cluster.TENANT
+                            + "&catalog=" + c + "&after=" + pin + "&lease_id=" + leaseId
+                            + "&history_epoch=1&limit=5000", "op", null)
+                            .status());
+                } catch (java.io.IOException e) {
+                    statuses.add(-1);
+                }
+            }
+        });
+        try {
+            aimed(p.kind(), "resolver", """
+                    query LIKE 'SELECT position, wire, chain_digest FROM outbox%'
+                    AND state IN ('active', 'idle in transaction')
+                    """, t);
+        } finally {
+            Thread.sleep(300);
+            reading.set(false);
+            t.join(30_000);
+            try {
+                cluster.call("DELETE", base + "/v1/retention/leases/" + leaseId, "op", null);
+            } catch (java.io.IOException e) {
+                ops.count("leaseReleaseFailed"); // it expires by itself
+            }
+        }
+        aimLog(p.kind(), "outcome", "pages of " + c + " after " + pin + " answered " + new java.util.TreeMap<>(
+                statuses.stream().collect(Collectors.groupingBy(x -> x, Collectors.counting()))));
+    }
+
+    /**
+     * A rebuild started as an operator would, watched through its status endpoint until it reaches the phase the
+     * fault aims at (CUTTING_OVER: it holds its cutover transaction there, just before the swap, for the suite's
+     * test pause; LOADING for the lease expiry), then the fault; a rebuild that ends before the phase is retried
+     * once. The light connection cuts are held meanwhile (until the phase is reached; for the lease expiry and the
+     * kill until the rebuild ended), else they fail the rebuild first (a cut connection ends a rebuild FAILED).
+     */
+    private void inRebuild(Planned p) throws Exception {
+        lightHeld = true;
+        try {
+            inRebuildAlone(p);
+        } finally {
+            lightHeld = false;
+        }
+    }
+
+    private void inRebuildAlone(Planned p) throws Exception {
+        String c = catalog(p);
+        String want = p.kind() == Kind.LEASE_EXPIRY_IN_REBUILD ? "LOADING" : "CUTTING_OVER";
+        for (int round = 0; round < 2; round++) {
+            String[] rb = ops.startRebuild(p.target(), c);
+            if (rb == null) {
+                continue;
+            }
+            int instance = Integer.parseInt(rb[0]);
+            String id = rb[1];
+            JsonNode st = awaitPhase(instance, id, want, 150_000);
+            if (st == null || !want.equals(st.path("phase").stringValue())) {
+                aimLog(p.kind(), "retry", "rebuild " + id + " of " + c + " did not reach " + want + ": " + st);
+                continue;
+            }
+            int attempt = st.path("attempt").intValue();
+            switch (p.kind()) {
+                case TERMINATE_IN_CUTOVER -> {
+                    lightHeld = false;
+                    List<String> hit = terminateWhen("product", "application_name = 'product-" + instance
+                            + "' AND state = 'idle in transaction'", 1500, null);
+                    aimLog(p.kind(), hit.isEmpty() ? "near" : "exact", "rebuild " + id + " of " + c + " in "
+                            + want + ": " + (hit.isEmpty() ? "nothing idle in transaction" : String.join("; ", hit)));
+                }
+                case KILL_PRODUCT_BEFORE_SWAP -> {
+                    cluster.products[instance].kill();
+                    aimLog(p.kind(), "exact", "killed product-" + instance + " with rebuild " + id + " of " + c
+                            + " in CUTTING_OVER (attempt " + attempt + ")");
+                    Thread.sleep(Math.min(p.durationMs(), 3000));
+                    cluster.startProduct(instance);
+                }
+                default -> {
+                    long stallMs = Cluster.REBUILD_LEASE_TTL_SECONDS * 1000L + 1500;
+                    cluster.toResolver.set(FaultProxy.Mode.STALL);
+                    Thread.sleep(stallMs);
+                    cluster.toResolver.set(FaultProxy.Mode.PASS);
+                    aimLog(p.kind(), "exact", "product->resolver stalled " + stallMs + " ms in LOADING of rebuild "
+                            + id + " of " + c + " (lease TTL " + Cluster.REBUILD_LEASE_TTL_SECONDS + " s)");
+                }
+            }
+            JsonNode end = awaitFinal(id, 90_000);
+            String outcome = end == null ? "unknown" : end.path("phase").stringValue() + " attempt "
+                    + end.path("attempt").intValue() + (end.path("error").isString() ? " (" + end.path("error").stringValue() + ")" : "");
+            aimLog(p.kind(), "outcome", "rebuild " + id + " ended " + outcome);
+            // DONE on the attempt whose lease expired: it went on with a lease the database had already ended
+            if (p.kind() == Kind.LEASE_EXPIRY_IN_REBUILD && end != null && "DONE".equals(end.path("phase").stringValue())
+                    && end.path("attempt").intValue() <= attempt) {
+                violations.add("rebuild " + id + " of " + c + ": its lease's TTL passed with the link stalled in "
+                        + "LOADING, but it did not restart: " + outcome);
+            }
+            return;
+        }
+        aimLog(p.kind(), "near", "no rebuild reached its phase; terminated " + terminateBackends() + " backends");
+    }
+
+    private JsonNode awaitPhase(int instance, String id, String phase, long ms) throws InterruptedException {
+        long deadline = System.nanoTime() + ms * 1_000_000;
+        JsonNode st = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                Cluster.Response r = cluster.call("GET", cluster.productUrl(instance) + "/v1/rebuilds/" + id, "op",
+                        null);
+                if (r.status() == 200) {
+                    st = Cluster.JSON.readTree(r.body());
+                    String now = st.path("phase").stringValue();
+                    if (phase.equals(now) || FINAL.contains(now)) {
+                        return st;
+                    }
+                }
+            } catch (Exception e) {
+                // instance busy or cut off: ask again
+            }
+            Thread.sleep(100);
+        }
+        return st;
+    }
+
+    static final int BOOTSTRAP_EVENTS = 3000;
+    static final java.util.Set<String> FINAL = java.util.Set.of("DONE", "FAILED", "ABORTED");
+
+    private JsonNode awaitFinal(String id, long ms) throws InterruptedException {
+        long deadline = System.nanoTime() + ms * 1_000_000;
+        JsonNode st = null;
+        while (System.nanoTime() < deadline) {
+            st = ops.rebuild(id);
+            if (st != null && FINAL.contains(st.path("phase").stringValue())) {
+                return st;
+            }
+            Thread.sleep(300);
+        }
+        return st;
+    }
+
+    /**
+     * A bootstrap import of generated events into a new stream of the harness's own, in chunks of 50, on one
+     * resolver instance; once its first chunk is committed, that instance's backends inside a transaction are
+     * terminated (the import's chunk, and any write in flight there). Exact when the import then failed at a chunk.
+     */
+    private void bootstrapChunk(Planned p) throws Exception {
+        int events = BOOTSTRAP_EVENTS;
+        int chunk = 50;
+        synchronized (this) {
+            if (bootstrapFile == null) {
+                bootstrapFile = Files.createTempFile("fault-bootstrap-", ".json");
+                SnapshotEventsGenerator.write(bootstrapFile, events, 19);
+            }
+        }
+        String c = "boot-" + bootstraps.incrementAndGet();
+        int instance = p.target();
+        String[] answer = new String[1];
+        boolean[] failedAtChunk = new boolean[1];
+        Path file = bootstrapFile;
+        Thread t = background("aimed-bootstrap", () -> {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            HttpResponse<String> res = http.send(HttpRequest.newBuilder(URI.create(cluster.resolverUrl(instance)
+                    + "/v1/streams/" + Cluster.TENANT + "/" + c + "/bootstrap-import?chunkEvents=" + chunk))
+                    .timeout(Duration.ofSeconds(180)).header("Authorization", "Bearer op")
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofFile(file)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            String body = res.body();
+            failedAtChunk[0] = res.statusCode() != 200 && body.contains("\"failure\"");
+            answer[0] = res.statusCode() + " " + (body.length() > 400 ? body.substring(0, 400) : body);
+        });
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        boolean started = false;
+        try (Connection conn = cluster.pg.connect("resolver"); PreparedStatement s = conn.prepareStatement(
+                "SELECT position FROM resolver.stream_cursor WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL")) {
+            s.setString(1, Cluster.TENANT);
+            s.setString(2, c);
+            while (!started && t.isAlive() && System.nanoTime() < deadline) {
+                try (ResultSet rs = s.executeQuery()) {
+                    started = rs.next() && rs.getLong(1) > 0;
+                }
+                if (!started) {
+                    Thread.sleep(5);
+                }
+            }
+        }
+        if (started) {
+            bootstrapStreams.put(c, chunk);
+        }
+        List<String> hit = started ? terminateWhen("resolver", "application_name = 'resolver-" + instance
+                + "' AND xact_start IS NOT NULL AND state IN ('active', 'idle in transaction')", 2000, t)
+                : List.of();
+        t.join(180_000);
+        aimLog(p.kind(), failedAtChunk[0] ? "exact" : "near", "import into " + c + " on resolver-" + instance + ": "
+                + (hit.isEmpty() ? "no backend terminated" : String.join("; ", hit)) + " -> " + answer[0]);
+        if (failedAtChunk[0] && !answer[0].contains("DATABASE_UNAVAILABLE")) {
+            violations.add("bootstrap import into " + c + " cut by pg_terminate_backend did not answer "
+                    + "DATABASE_UNAVAILABLE: " + answer[0]);
         }
     }
 

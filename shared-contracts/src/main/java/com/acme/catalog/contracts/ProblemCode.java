@@ -37,7 +37,13 @@ public enum ProblemCode {
     STREAM_FENCED(503),
     HISTORY_ROLLED_BACK(503),
     /** The control store (history epochs) could not be read within the configured grace: writes fail closed. */
-    CONTROL_STORE_UNAVAILABLE(503);
+    CONTROL_STORE_UNAVAILABLE(503),
+    /**
+     * The service's database could not be reached or dropped the connection (connection lost or refused, the
+     * server shutting down or restarting): transient, answered with {@code Retry-After}. A write in flight when
+     * it happened may or may not be committed (its outcome is unknown); nothing is ever half committed.
+     */
+    DATABASE_UNAVAILABLE(503);
 
     private final int status;
 

@@ -84,7 +84,7 @@ class OpenApiIT extends ResolverIT {
         assertThat(problemCodes(operation(doc, "PUT /v1/streams/{tenant}/{catalog}/items/{itemId}"), "409"))
                 .contains("REVISION_CONFLICT");
         assertThat(problemCodes(operation(doc, "POST /v1/streams/{tenant}/{catalog}/transactions"), "503"))
-                .contains("MAINTENANCE", "STREAM_FENCED", "HISTORY_ROLLED_BACK");
+                .contains("MAINTENANCE", "STREAM_FENCED", "HISTORY_ROLLED_BACK", "DATABASE_UNAVAILABLE");
         assertThat(problemCodes(operation(doc, "POST /v1/streams/{tenant}/{catalog}/review-cases/{caseId}/decisions"),
                 "409")).contains("CASE_DECIDED");
         assertThat(problemCodes(operation(doc, "GET /v1/exports/{exportId}"), "404")).contains("NOT_FOUND");

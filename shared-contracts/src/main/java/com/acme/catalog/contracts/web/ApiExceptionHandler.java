@@ -104,9 +104,30 @@ public class ApiExceptionHandler {
         return Problems.response(ProblemCode.METHOD_NOT_ALLOWED, e.getMessage(), req.getRequestURI());
     }
 
+    /** Seconds a client is told to wait before retrying after {@link ProblemCode#DATABASE_UNAVAILABLE}. */
+    static final String DATABASE_RETRY_AFTER_SECONDS = "1";
+
     @ExceptionHandler(Exception.class)
     ResponseEntity<Map<String, Object>> unexpected(Exception e, HttpServletRequest req) {
+        if (TransientDatabaseFailure.isTransient(e)) {
+            // the database out of reach (lost or refused connection, a restart): retryable, not a bug; one line
+            log.warn("{} {}: {} {}", req.getMethod(), req.getRequestURI(), ProblemCode.DATABASE_UNAVAILABLE,
+                    rootMessage(e));
+            return ResponseEntity.status(ProblemCode.DATABASE_UNAVAILABLE.status())
+                    .header("Retry-After", DATABASE_RETRY_AFTER_SECONDS).contentType(Problems.PROBLEM_JSON)
+                    .body(Problems.body(ProblemCode.DATABASE_UNAVAILABLE, "the database is unavailable (connection "
+                            + "lost or refused, or the server restarting); retry later. A write in flight may or "
+                            + "may not have been committed, never in part", req.getRequestURI()));
+        }
         log.error("{} {} failed", req.getMethod(), req.getRequestURI(), e);
         return Problems.response(ProblemCode.INTERNAL, "internal error; see the service log", req.getRequestURI());
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        for (int depth = 0; depth < 32 && root.getCause() != null && root.getCause() != root; depth++) {
+            root = root.getCause();
+        }
+        return root == e ? String.valueOf(e) : e.getClass().getSimpleName() + " caused by " + root;
     }
 }

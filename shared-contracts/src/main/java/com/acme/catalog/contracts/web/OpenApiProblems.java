@@ -31,8 +31,9 @@ import org.springframework.util.AntPathMatcher;
  * The problem responses of every operation in the OpenAPI description (both services): each error status an
  * operation can answer, as {@code application/problem+json} with the shared {@code Problem} schema and the stable
  * codes it may carry ({@code x-problem-codes}, also in the description). Every operation: 400 {@code INVALID_ID} /
- * {@code INVALID_BODY} and 500 {@code INTERNAL}; a protected one 401 and 403 (and the bearer scheme); one with a
- * path variable 404; the codes CONTRACT.md names for particular endpoints from {@link #RULES}.
+ * {@code INVALID_BODY}, 500 {@code INTERNAL} and 503 {@code DATABASE_UNAVAILABLE}; a protected one 401 and 403
+ * (and the bearer scheme); one with a path variable 404; the codes CONTRACT.md names for particular endpoints
+ * from {@link #RULES}.
  */
 public final class OpenApiProblems implements OpenApiCustomizer {
 
@@ -104,7 +105,8 @@ public final class OpenApiProblems implements OpenApiCustomizer {
 
     private void customise(String path, PathItem.HttpMethod method, Operation op) {
         Map<Integer, List<ProblemCode>> byStatus = new TreeMap<>();
-        add(byStatus, ProblemCode.INVALID_ID, ProblemCode.INVALID_BODY, ProblemCode.INTERNAL);
+        add(byStatus, ProblemCode.INVALID_ID, ProblemCode.INVALID_BODY, ProblemCode.INTERNAL,
+                ProblemCode.DATABASE_UNAVAILABLE);
         boolean isPublic = publicPatterns.stream().anyMatch(p -> matcher.match(p, path));
         if (isPublic) {
             op.setSecurity(List.of());
