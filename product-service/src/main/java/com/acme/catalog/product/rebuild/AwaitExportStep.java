@@ -10,7 +10,6 @@ import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.springframework.stereotype.Component;
-import tools.jackson.databind.JsonNode;
 
 /**
  * DESIGN steps 3 and 4 (one snapshot, publish export), the product's side: asks the resolver for an export under the
@@ -66,19 +65,17 @@ class AwaitExportStep {
     /** Polls the export until READY, its lease kept alive meanwhile; @return the manifest's key */
     private String awaitReady(Attempt a, String exportId) throws InterruptedException {
         while (true) {
-            JsonNode status = resolver.exportStatus(exportId);
-            String s = status.path("status").stringValue();
-            if ("READY".equals(s)) {
-                return status.path("manifestKey").stringValue();
-            }
-            if ("ABORTED".equals(s)) {
+            ResolverClient.ExportState status = resolver.exportStatus(exportId);
+            switch (status.status()) {
+                case READY -> {
+                    return status.manifestKey();
+                }
                 // the resolver aborts an export whose lease expired: same as a 410, restart from a new one
-                throw new ResolverClient.GoneException("export " + exportId + " was ABORTED: "
-                        + status.path("error").stringValue());
-            }
-            if (!"RUNNING".equals(s)) {
-                throw new IllegalStateException("export " + exportId + " is " + s + ": "
-                        + status.path("error").stringValue());
+                case ABORTED -> throw new ResolverClient.GoneException("export " + exportId + " was ABORTED: "
+                        + status.error());
+                case FAILED -> throw new IllegalStateException("export " + exportId + " is FAILED: " + status.error());
+                case RUNNING -> {
+                }
             }
             a.keeper.check();
             Thread.sleep(properties.pollMs().toMillis());

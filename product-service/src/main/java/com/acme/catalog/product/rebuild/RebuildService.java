@@ -176,10 +176,15 @@ public class RebuildService {
                     handOver(id, stream, "the product stopped during " + phaseOf(id));
                     return;
                 }
+                Optional<String> transientWhy = RestartPolicy.restartReason(e);
                 if (e instanceof FencedOutException || !leases.isHeld(fence.get())) {
                     // another owner restarts it, or this instance holds a newer fence and restarts it below
                     log.warn("{}: rebuild {} lost its worker lease: {}", stream, id, e.getMessage());
                     restartWhy = "lost the worker lease: " + e.getMessage();
+                } else if (transientWhy.isPresent()) {
+                    log.warn("{}: rebuild {} attempt {} failed for a passing reason: {}", stream, id, attempt,
+                            transientWhy.get());
+                    restartWhy = transientWhy.get();
                 } else {
                     log.error("{}: rebuild {} failed", stream, id, e);
                     fail(id, stream, e.getClass().getSimpleName() + ": " + e.getMessage());

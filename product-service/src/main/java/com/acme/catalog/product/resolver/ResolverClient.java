@@ -8,6 +8,12 @@ import java.util.Optional;
 
 import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.export.ExportRequest;
+import com.acme.catalog.contracts.export.ExportStatus;
+import com.acme.catalog.contracts.retention.ConsumerRegistrationRequest;
+import com.acme.catalog.contracts.retention.LeaseRenewal;
+import com.acme.catalog.contracts.retention.LeaseRequest;
+import com.acme.catalog.contracts.retention.ProgressRequest;
 import com.acme.catalog.contracts.export.EventPage;
 
 import org.springframework.http.HttpStatusCode;
@@ -36,6 +42,13 @@ public class ResolverClient {
     /** The resolver answered 410: the lease or the cursor is gone, or the epoch changed. */
     public static final class GoneException extends RuntimeException {
         public GoneException(String message) {
+            super(message);
+        }
+    }
+
+    /** The resolver answered 502, 503 or 504: unavailable for now (restarting, its database cut); nothing decided. */
+    public static final class UnavailableException extends IllegalStateException {
+        public UnavailableException(String message) {
             super(message);
         }
     }
@@ -116,15 +129,12 @@ public class ResolverClient {
 
     /** @return the new lease's id */
     public String createLease(StreamId s, long epoch, long ttlSeconds, String owner) {
-        Map<String, Object> body = stream(s);
-        body.put("epoch", epoch);
-        body.put("ttlSeconds", ttlSeconds);
-        body.put("owner", owner);
-        return text(check("lease", post("/v1/retention/leases", body)), "leaseId");
+        LeaseRequest request = new LeaseRequest(s.tenant(), s.catalog(), epoch, ttlSeconds, owner);
+        return text(check("lease", post("/v1/retention/leases", request)), "leaseId");
     }
 
     public void renewLease(String leaseId, long ttlSeconds) {
-        check("lease renewal", post("/v1/retention/leases/" + leaseId + "/renew", Map.of("ttlSeconds", ttlSeconds)));
+        check("lease renewal", post("/v1/retention/leases/" + leaseId + "/renew", new LeaseRenewal(ttlSeconds)));
     }
 
     /** Releases the lease; one already released or expired (410, 404) counts as released. */
@@ -138,14 +148,25 @@ public class ResolverClient {
 
     /** @return the new export's id */
     public String requestExport(StreamId s, String leaseId) {
-        Map<String, Object> body = stream(s);
-        body.put("leaseId", leaseId);
-        return text(check("export", post("/v1/exports", body)), "exportId");
+        ExportRequest request = new ExportRequest(s.tenant(), s.catalog(), leaseId);
+        return text(check("export", post("/v1/exports", request)), "exportId");
     }
 
-    /** @return the export's status document ({@code status}, {@code manifestKey}, {@code error}) */
-    public JsonNode exportStatus(String exportId) {
-        return check("export status", rest.get().uri("/v1/exports/{id}", exportId).retrieve().toEntity(String.class));
+    /** Where an export stands: the fields of {@code ExportView} the rebuild reads. */
+    public record ExportState(ExportStatus status, String manifestKey, String error) {
+    }
+
+    /** @return where the export stands ({@code manifestKey} once READY, {@code error} once ended) */
+    public ExportState exportStatus(String exportId) {
+        JsonNode n = check("export status", rest.get().uri("/v1/exports/{id}", exportId).retrieve()
+                .toEntity(String.class));
+        ExportStatus status;
+        try {
+            status = ExportStatus.valueOf(text(n, "status"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("export " + exportId + " has a status this product does not know: " + n);
+        }
+        return new ExportState(status, n.path("manifestKey").stringValue(null), n.path("error").stringValue(null));
     }
 
     /** @return the page of retained events after {@code after}, not yet verified */
@@ -179,12 +200,8 @@ public class ResolverClient {
 
     /** Registers (or moves) this product as the stream's consumer in {@code epoch}, delivered to its URL. */
     public void registerConsumer(StreamId s, long epoch) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("consumerId", consumerId);
-        body.putAll(stream(s));
-        body.put("epoch", epoch);
-        body.put("deliveryUrl", deliveryUrl);
-        check("consumer registration", post("/v1/retention/consumers", body));
+        check("consumer registration", post("/v1/retention/consumers",
+                new ConsumerRegistrationRequest(consumerId, s.tenant(), s.catalog(), epoch, deliveryUrl)));
     }
 
     /** Reports {@code position} of {@code epoch} as the consumer's progress, errors mapped as the rebuild's. */
@@ -228,6 +245,9 @@ public class ResolverClient {
         if (status == 410) {
             throw new GoneException(call + ": 410 " + r.getBody());
         }
+        if (status == 502 || status == 503 || status == 504) {
+            throw new UnavailableException(call + " answered " + status + ": " + r.getBody());
+        }
         if (status >= 300) {
             throw new IllegalStateException(call + " answered " + status + ": " + r.getBody());
         }
@@ -242,17 +262,7 @@ public class ResolverClient {
         return v.stringValue();
     }
 
-    private static Map<String, Object> progressBody(StreamId s, long epoch, long position) {
-        Map<String, Object> body = stream(s);
-        body.put("epoch", epoch);
-        body.put("position", position);
-        return body;
-    }
-
-    private static Map<String, Object> stream(StreamId s) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("tenant", s.tenant());
-        body.put("catalog", s.catalog());
-        return body;
+    private static ProgressRequest progressBody(StreamId s, long epoch, long position) {
+        return new ProgressRequest(s.tenant(), s.catalog(), epoch, position);
     }
 }

@@ -1,0 +1,52 @@
+package com.acme.catalog.product.rebuild;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Optional;
+
+import com.acme.catalog.contracts.export.CorruptExportException;
+import com.acme.catalog.contracts.web.TransientDatabaseFailure;
+import com.acme.catalog.product.resolver.ResolverClient;
+
+import org.springframework.web.client.ResourceAccessException;
+
+/**
+ * Which failures of an attempt restart the rebuild from a new export (bounded by {@code max-attempts}) instead of
+ * leaving it FAILED: a 410 from the resolver (the lease, cursor or epoch is gone), and failures that say nothing
+ * about the data — the product's database connection lost (a restart, {@code pg_terminate_backend}), the resolver
+ * unreachable or answering 502/503/504. A restart drops the shadow and starts over, so retrying them is safe; any
+ * other failure (a corrupt export, a checksum that does not match, a chain that does not verify, a refusal) stays FAILED for an
+ * operator. Found by the fault suite (docs/spk-05.md): cut connections left 7–8 of 13–14 rebuilds FAILED.
+ */
+final class RestartPolicy {
+
+    private static final int MAX_DEPTH = 16;
+
+    private RestartPolicy() {
+    }
+
+    /** @return why the attempt should restart, or empty when the failure must leave the rebuild FAILED */
+    static Optional<String> restartReason(Throwable failure) {
+        if (failure instanceof ResolverClient.GoneException) {
+            return Optional.of(failure.getMessage());
+        }
+        if (TransientDatabaseFailure.isTransient(failure)) {
+            return Optional.of("the product's database connection failed: " + describe(failure));
+        }
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < MAX_DEPTH; t = t.getCause(), depth++) {
+            if (t instanceof CorruptExportException) {
+                return Optional.empty(); // an I/O exception by type, but about the export's bytes
+            }
+            if (t instanceof ResolverClient.UnavailableException || t instanceof ResourceAccessException
+                    || t instanceof IOException || t instanceof UncheckedIOException) {
+                return Optional.of("the resolver was unreachable: " + describe(failure));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String describe(Throwable failure) {
+        return failure.getClass().getSimpleName() + ": " + failure.getMessage();
+    }
+}
