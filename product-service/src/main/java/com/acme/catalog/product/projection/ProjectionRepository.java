@@ -31,9 +31,9 @@ class ProjectionRepository {
     /*
      * The statements every delivery runs (the revision lookup, the revision rows and the item upsert) name the
      * generation's own partitions ({@code %1$d}: the generation; create_generation_partitions and the shadow load
-     * name them <table>_g<generation>), not the partitioned parents. Through a parent, PostgreSQL planned them
-     * afresh on every execution (0.33 and 0.20 ms of planning per delivery against 0.02 and 0.20 ms of execution,
-     * docs/benchmarks.md): a custom plan prunes to the one partition, so the plan cache never trusted the generic
+     * name them <table>_g<generation>), not the partitioned parents. Through a parent, PostgreSQL plans them
+     * afresh on every execution (planning then costs more than executing; docs/benchmarks-archive.md, "Fourth
+     * session"): a custom plan prunes to the one partition, so the plan cache never trusts the generic
      * plan, and forcing generic plans would lock every partition at each execution (PostgreSQL 15). On the
      * partition itself there is nothing to prune. The parent's predicate on generation_id stays: the partition's
      * bound CHECK makes it true, and the parameters stay as they were.
