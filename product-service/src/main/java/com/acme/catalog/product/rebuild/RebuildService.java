@@ -90,7 +90,39 @@ public class RebuildService {
     }
 
     private void submit(UUID id, StreamId stream) {
-        running.submit(id, stream, () -> run(id, stream));
+        // a failure escaping run() (the database cut while an attempt was abandoned or its row written) would leave
+        // the rebuild unfinished under this instance's own fence, which no takeover resumes: resume it here
+        running.submit(id, stream, () -> run(id, stream), () -> !stopping && resumeHere(id, stream));
+    }
+
+    /** Resumes an escaped rebuild as a takeover would; @return whether it should run again here */
+    private boolean resumeHere(UUID id, StreamId stream) {
+        Optional<WorkerFence> fence = leases.hold(stream);
+        if (fence.isEmpty()) {
+            return false; // the lease's next holder resumes it
+        }
+        Optional<RebuildRepository.Unfinished> u = rebuilds.unfinished(stream).stream()
+                .filter(r -> r.rebuildId().equals(id)).findFirst();
+        if (u.isEmpty()) {
+            return false; // it ended after all
+        }
+        running.attempt(new Attempt(id, stream, fence.get()));
+        steps.retire().retireBuilding(stream, running.generationsOf(stream));
+        return restart(u.get(), fence.get(), "a failure outside the attempt stopped it during " + u.get().phase());
+    }
+
+    /** Restarts an unfinished rebuild from a new export under {@code fence}; @return false when it gave up */
+    private boolean restart(RebuildRepository.Unfinished u, WorkerFence fence, String why) {
+        StreamId stream = fence.stream();
+        steps.retire().releaseLeaseOf(stream, u);
+        if (u.attempt() >= maxAttempts) {
+            fail(u.rebuildId(), stream, "gave up after " + u.attempt() + " attempts: " + why);
+            return false;
+        }
+        rebuilds.restart(u.rebuildId(), why);
+        rebuilds.worker(u.rebuildId(), fence.owner(), fence.fence());
+        metrics.phase(stream, RebuildPhase.LEASING);
+        return true;
     }
 
     public Optional<Rebuild> find(UUID id) {
@@ -129,16 +161,9 @@ public class RebuildService {
                     stream, orphans.size(), fence.fence(), retired);
         }
         for (RebuildRepository.Unfinished u : orphans) {
-            steps.retire().releaseLeaseOf(stream, u);
-            String why = "the previous worker stopped during " + u.phase();
-            if (u.attempt() >= maxAttempts) {
-                fail(u.rebuildId(), stream, "gave up after " + u.attempt() + " attempts: " + why);
-                continue;
+            if (restart(u, fence, "the previous worker stopped during " + u.phase())) {
+                submit(u.rebuildId(), stream);
             }
-            rebuilds.restart(u.rebuildId(), why);
-            rebuilds.worker(u.rebuildId(), fence.owner(), fence.fence());
-            metrics.phase(stream, RebuildPhase.LEASING);
-            submit(u.rebuildId(), stream);
         }
     }
 

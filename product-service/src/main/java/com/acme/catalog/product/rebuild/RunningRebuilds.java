@@ -6,15 +6,21 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import com.acme.catalog.contracts.StreamId;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The rebuilds running in this process, each with its current attempt (and so the shadow generation it loads), on
  * a pool of {@code product.rebuild.workers} threads.
  */
 final class RunningRebuilds {
+
+    private static final Logger log = LoggerFactory.getLogger(RunningRebuilds.class);
 
     private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
     private final ExecutorService workers;
@@ -27,13 +33,17 @@ final class RunningRebuilds {
         });
     }
 
-    /** Runs {@code rebuild} on a worker thread; the rebuild counts as running here from now until it returns. */
-    void submit(UUID id, StreamId stream, Runnable rebuild) {
+    /**
+     * Runs {@code rebuild} on a worker thread; the rebuild counts as running here from now until it returns. A
+     * failure escaping it is logged and, after a growing pause (0.5 s doubling to 30 s), {@code resume} decides
+     * whether to run it again (it also may fail and is retried the same way).
+     */
+    void submit(UUID id, StreamId stream, Runnable rebuild, BooleanSupplier resume) {
         running.put(id, new Attempt(id, stream, null));
         try {
             workers.submit(() -> {
                 try {
-                    rebuild.run();
+                    runUntilReturned(id, stream, rebuild, resume);
                 } finally {
                     running.remove(id);
                 }
@@ -41,6 +51,29 @@ final class RunningRebuilds {
         } catch (RuntimeException e) {
             running.remove(id);
             throw e;
+        }
+    }
+
+    private static void runUntilReturned(UUID id, StreamId stream, Runnable rebuild, BooleanSupplier resume) {
+        boolean again = true;
+        for (int escaped = 0; again; escaped++) {
+            try {
+                if (escaped > 0 && !resume.getAsBoolean()) {
+                    return;
+                }
+                rebuild.run();
+                return;
+            } catch (RuntimeException e) {
+                long pause = Math.min(30_000L, 500L << Math.min(escaped, 6));
+                log.warn("{}: rebuild {} stopped by a failure outside its attempt, resuming in {} ms: {}", stream,
+                        id, pause, e.toString());
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    again = false;
+                }
+            }
         }
     }
 
