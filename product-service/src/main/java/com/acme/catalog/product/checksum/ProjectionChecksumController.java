@@ -6,6 +6,7 @@ import java.util.Optional;
 import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
+import com.acme.catalog.contracts.checksum.ChecksumAnswer;
 import com.acme.catalog.contracts.checksum.ChecksumProfile;
 import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.web.Access;
@@ -42,7 +43,7 @@ class ProjectionChecksumController {
 
     /** {@code profile}: {@code accepted-state-v1} (the default) or {@code public-view-v1}; anything else is 400. */
     @GetMapping("/v1/streams/{tenant}/{catalog}/projection-checksum")
-    Map<String, Object> projectionChecksum(@PathVariable String tenant, @PathVariable String catalog,
+    ChecksumAnswer projectionChecksum(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String profile) {
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
@@ -51,7 +52,7 @@ class ProjectionChecksumController {
             Optional<GenerationCursor> serving = generations.serving(s);
             Map<String, TableChecksum> tables = serving.isPresent()
                     ? checksums.compute(serving.get().generationId(), p) : ChecksumQuery.empty(p);
-            return ChecksumQuery.answer(serving.map(GenerationCursor::epoch).orElse(1L),
+            return ChecksumAnswer.of(serving.map(GenerationCursor::epoch).orElse(1L),
                     serving.map(GenerationCursor::appliedPosition).orElse(0L), p, tables);
         });
     }

@@ -1,10 +1,9 @@
 package com.acme.catalog.product.completeness;
 
-import java.util.Map;
-
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.completeness.CompletenessView;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
@@ -23,7 +22,7 @@ class CompletenessController {
     }
 
     @GetMapping("/v1/projection-completeness")
-    Map<String, Object> completeness(@RequestParam(required = false) String tenant,
+    CompletenessView completeness(@RequestParam(required = false) String tenant,
             @RequestParam(required = false) String catalog) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         if (tenant == null || catalog == null) {
@@ -31,6 +30,6 @@ class CompletenessController {
         }
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR, Role.CONSUMER);
-        return CompletenessService.toJson(service.of(s));
+        return CompletenessService.toView(service.of(s));
     }
 }

@@ -1,13 +1,13 @@
 package com.acme.catalog.product.completeness;
 
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.completeness.CompletenessView;
 import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.rebuild.Rebuild;
@@ -147,22 +147,11 @@ public class CompletenessService implements SchedulingConfigurer {
         }
     }
 
-    public static Map<String, Object> toJson(Completeness c) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("epoch", c.epoch());
-        out.put("verifiedThrough", c.verifiedThrough());
-        out.put("lastSuccessfulVerification", c.lastSuccessfulVerification() == null ? null
-                : c.lastSuccessfulVerification().toString());
-        out.put("observedSourceBoundary", c.observedSourceBoundary());
-        out.put("state", c.state().name());
-        if (c.reason() != null) {
-            out.put("reason", c.reason());
-        }
-        Map<String, Object> worker = new LinkedHashMap<>();
-        worker.put("alive", c.workerAlive());
-        worker.put("lastHeartbeat", c.lastHeartbeat() == null ? null : c.lastHeartbeat().toString());
-        out.put("worker", worker);
-        return out;
+    /** The contract's answer of {@code GET /v1/projection-completeness}. */
+    public static CompletenessView toView(Completeness c) {
+        return new CompletenessView(c.epoch(), c.verifiedThrough(), c.lastSuccessfulVerification(),
+                c.observedSourceBoundary(), c.state().name(), c.reason(),
+                new CompletenessView.Worker(c.workerAlive(), c.lastHeartbeat()));
     }
 
     private static boolean isFinal(RebuildPhase p) {

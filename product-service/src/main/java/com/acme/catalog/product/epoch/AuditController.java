@@ -1,10 +1,8 @@
 package com.acme.catalog.product.epoch;
 
-import java.util.List;
-import java.util.Map;
-
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.epoch.OldEpochDeliveries;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
@@ -26,7 +24,7 @@ class AuditController {
     }
 
     @GetMapping("/v1/audit/old-epoch-deliveries")
-    Map<String, Object> list(@RequestParam(required = false) String tenant,
+    OldEpochDeliveries list(@RequestParam(required = false) String tenant,
             @RequestParam(required = false) String catalog, @RequestParam(required = false) Integer limit) {
         if (tenant != null) {
             Access.require(tenant, Role.OPERATOR);
@@ -40,7 +38,6 @@ class AuditController {
         if (n < 1 || n > MAX_LIMIT) {
             throw new ApiException(ProblemCode.INVALID_BODY, "limit must be 1-" + MAX_LIMIT);
         }
-        List<Map<String, Object>> out = audit.list(tenant, catalog, n).stream().map(OldEpochAudit::toJson).toList();
-        return Map.of("deliveries", out);
+        return new OldEpochDeliveries(audit.list(tenant, catalog, n));
     }
 }

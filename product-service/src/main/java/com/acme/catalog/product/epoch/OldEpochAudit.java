@@ -1,9 +1,9 @@
 package com.acme.catalog.product.epoch;
 
 import java.util.List;
-import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.epoch.OldEpochDelivery;
 import com.acme.catalog.product.projection.IntegrationEvent;
 
 import io.micrometer.core.instrument.Counter;
@@ -21,11 +21,6 @@ public class OldEpochAudit {
 
     /** Where an old-epoch event reached the product. */
     public enum Source { DELIVERY, PAGE, EXPORT, PARKED }
-
-    /** One audited event. */
-    public record Entry(String tenant, String catalog, long epoch, long position, String source,
-            java.time.Instant receivedAt) {
-    }
 
     private static final String SQL_RECORD = """
             INSERT INTO old_epoch_delivery (tenant, catalog, epoch, position, event_id, event_type, serving_epoch,
@@ -87,14 +82,10 @@ public class OldEpochAudit {
         }
     }
 
-    public List<Entry> list(String tenant, String catalog, int limit) {
+    /** @return the audited events, newest first, at most {@code limit}; null tenant or catalog: any */
+    public List<OldEpochDelivery> list(String tenant, String catalog, int limit) {
         return jdbc.sql(SQL_LIST).params(tenant, tenant, catalog, catalog, limit)
-                .query((rs, n) -> new Entry(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4),
+                .query((rs, n) -> new OldEpochDelivery(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4),
                         rs.getString(5), rs.getTimestamp(6).toInstant())).list();
-    }
-
-    static Map<String, Object> toJson(Entry e) {
-        return Map.of("tenant", e.tenant(), "catalog", e.catalog(), "epoch", e.epoch(), "position", e.position(),
-                "source", e.source(), "receivedAt", e.receivedAt().toString());
     }
 }

@@ -7,6 +7,10 @@ import java.util.UUID;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.json.StrictJson;
+import com.acme.catalog.contracts.rebuild.RebuildRequest;
+import com.acme.catalog.contracts.rebuild.RebuildStarted;
+import com.acme.catalog.contracts.rebuild.RebuildView;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
@@ -17,6 +21,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,6 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
 class RebuildController {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final TypeReference<LinkedHashMap<String, Long>> MILLIS = new TypeReference<>() {
+    };
 
     private final RebuildService service;
 
@@ -34,18 +41,16 @@ class RebuildController {
 
     @PostMapping("/v1/rebuilds")
     @ResponseStatus(HttpStatus.ACCEPTED)
-    Map<String, Object> start(@RequestBody(required = false) JsonNode body) {
+    RebuildStarted start(@RequestBody(required = false) JsonNode body) {
         Access.require(Role.OPERATOR);
-        if (body == null || !body.isObject() || !body.path("tenant").isString() || !body.path("catalog").isString()) {
-            throw new ApiException(ProblemCode.INVALID_BODY, "body must be {\"tenant\",\"catalog\"}");
-        }
-        StreamId stream = new StreamId(body.get("tenant").stringValue(), body.get("catalog").stringValue());
+        // bound after the role check, as every endpoint answers a caller without the role before its body
+        StreamId stream = StrictJson.bind(body, RebuildRequest.class, " {tenant, catalog}").stream();
         Access.require(stream.tenant(), Role.OPERATOR);
-        return Map.of("rebuildId", service.start(stream).toString());
+        return new RebuildStarted(service.start(stream));
     }
 
     @GetMapping("/v1/rebuilds/{rebuildId}")
-    Map<String, Object> get(@PathVariable String rebuildId) {
+    RebuildView get(@PathVariable String rebuildId) {
         Access.require(Role.OPERATOR);
         UUID id;
         try {
@@ -55,23 +60,15 @@ class RebuildController {
         }
         Rebuild r = service.find(id).orElseThrow(() -> RebuildService.notFound(rebuildId));
         Access.require(r.stream().tenant(), Role.OPERATOR);
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("rebuildId", r.rebuildId().toString());
-        out.put("tenant", r.stream().tenant());
-        out.put("catalog", r.stream().catalog());
-        out.put("phase", r.phase().name());
-        out.put("attempt", r.attempt());
-        out.put("cursor", r.cursor());
-        out.put("target", r.target());
-        out.put("loadedRows", r.loadedRows());
-        out.put("appliedEvents", r.appliedEvents());
-        if (r.error() != null) {
-            out.put("error", r.error());
+        Map<String, Long> phaseMillis = null;
+        Map<String, Long> stepMillis = null;
+        RebuildRepository.Timings t = service.timings(id).orElse(null);
+        if (t != null) {
+            phaseMillis = JSON.readValue(t.phaseMillisJson(), MILLIS);
+            stepMillis = JSON.readValue(t.stepMillisJson(), MILLIS);
         }
-        service.timings(id).ifPresent(t -> {
-            out.put("phaseMillis", JSON.readTree(t.phaseMillisJson()));
-            out.put("stepMillis", JSON.readTree(t.stepMillisJson()));
-        });
-        return out;
+        return new RebuildView(r.rebuildId(), r.stream().tenant(), r.stream().catalog(), r.phase().name(),
+                r.attempt(), r.cursor(), r.target(), r.loadedRows(), r.appliedEvents(), r.error(), phaseMillis,
+                stepMillis);
     }
 }

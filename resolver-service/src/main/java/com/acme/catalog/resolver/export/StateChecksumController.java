@@ -1,11 +1,9 @@
 package com.acme.catalog.resolver.export;
 
-import java.util.Map;
-
 import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.checksum.ChecksumAnswer;
 import com.acme.catalog.contracts.checksum.ChecksumProfile;
-import com.acme.catalog.contracts.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.stream.Cursor;
@@ -37,14 +35,14 @@ class StateChecksumController {
 
     /** {@code profile}: {@code accepted-state-v1} (the default) or {@code public-view-v1}; anything else is 400. */
     @GetMapping("/v1/streams/{tenant}/{catalog}/state-checksum")
-    Map<String, Object> stateChecksum(@PathVariable String tenant, @PathVariable String catalog,
+    ChecksumAnswer stateChecksum(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String profile) {
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER);
         ChecksumProfile p = ChecksumProfile.named(profile);
         return snapshot.execute(status -> {
             Cursor c = cursors.read(s).orElse(null);
-            return ChecksumQuery.answer(c == null ? 1 : c.epoch(), c == null ? 0 : c.position(), p,
+            return ChecksumAnswer.of(c == null ? 1 : c.epoch(), c == null ? 0 : c.position(), p,
                     checksums.compute(s, p));
         });
     }

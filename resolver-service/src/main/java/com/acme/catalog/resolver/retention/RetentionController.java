@@ -2,7 +2,6 @@ package com.acme.catalog.resolver.retention;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.ApiException;
@@ -16,6 +15,8 @@ import com.acme.catalog.contracts.retention.LeaseRequest;
 import com.acme.catalog.contracts.retention.ProgressRecorded;
 import com.acme.catalog.contracts.retention.ProgressRequest;
 import com.acme.catalog.contracts.retention.PruneRequest;
+import com.acme.catalog.contracts.retention.PruneResult;
+import com.acme.catalog.contracts.retention.RetentionView;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
@@ -123,7 +124,7 @@ class RetentionController {
     }
 
     @GetMapping("/streams/{tenant}/{catalog}")
-    Map<String, Object> status(@PathVariable String tenant, @PathVariable String catalog,
+    RetentionView status(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String epoch) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         StreamId s = new StreamId(tenant, catalog);
@@ -134,7 +135,7 @@ class RetentionController {
     }
 
     @PostMapping("/prune")
-    Map<String, Object> prune(@RequestBody(required = false) JsonNode body) {
+    PruneResult prune(@RequestBody(required = false) JsonNode body) {
         Caller caller = Access.require(Role.OPERATOR);
         PruneRequest filter = RetentionRequests.prune(body);
         String tenant = filter.tenant();

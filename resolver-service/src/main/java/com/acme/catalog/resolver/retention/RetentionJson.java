@@ -1,131 +1,84 @@
 package com.acme.catalog.resolver.retention;
 
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.retention.PruneResult;
+import com.acme.catalog.contracts.retention.RetentionBlocker;
+import com.acme.catalog.contracts.retention.RetentionView;
 import com.acme.catalog.resolver.retention.OutboxPruner.PruneOutcome;
 import com.acme.catalog.resolver.retention.RetentionStatus.ConsumerView;
 import com.acme.catalog.resolver.retention.RetentionStatus.LeaseView;
 
-/** The JSON shapes of the retention endpoints (CONTRACT names first, additions after). */
+/** The answers of the retention status and prune endpoints, as the contract's records. */
 final class RetentionJson {
 
     private RetentionJson() {
     }
 
-    static Map<String, Object> status(RetentionStatus st) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("epoch", st.epoch());
-        out.put("cursor", st.cursor());
-        out.put("prunedThrough", st.prunedThrough());
-        out.put("retainedEvents", st.retainedEvents());
-        out.put("blockedBy", blockers(st.blockedBy()));
-        List<Map<String, Object>> consumers = new ArrayList<>();
+    static RetentionView status(RetentionStatus st) {
+        List<RetentionView.Consumer> consumers = new ArrayList<>(st.consumers().size());
         for (ConsumerView c : st.consumers()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("consumerId", c.consumerId());
-            m.put("epoch", c.epoch());
-            m.put("durablePosition", c.durablePosition());
-            m.put("lagEvents", c.lagEvents());
-            m.put("deliveryUrl", c.deliveryUrl());
-            m.put("registeredAt", text(c.registeredAt()));
-            m.put("progressAt", text(c.progressAt()));
-            consumers.add(m);
+            consumers.add(new RetentionView.Consumer(c.consumerId(), c.epoch(), c.durablePosition(), c.lagEvents(),
+                    c.deliveryUrl(), c.registeredAt(), c.progressAt()));
         }
-        out.put("consumers", consumers);
-        List<Map<String, Object>> leases = new ArrayList<>();
+        List<RetentionView.Lease> leases = new ArrayList<>(st.leases().size());
         for (LeaseView l : st.leases()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("leaseId", l.leaseId().toString());
-            m.put("owner", l.owner());
-            m.put("pin", l.pin());
-            m.put("createdAt", text(l.createdAt()));
-            m.put("expiresAt", text(l.expiresAt()));
-            leases.add(m);
+            leases.add(new RetentionView.Lease(l.leaseId(), l.owner(), l.pin(), l.createdAt(), l.expiresAt()));
         }
-        out.put("leases", leases);
-        out.put("tenant", st.stream().tenant());
-        out.put("catalog", st.stream().catalog());
-        out.put("minAge", st.minAge().toString());
-        out.put("ripeThrough", st.ripeThrough());
-        out.put("pruneableThrough", st.pruneableThrough());
-        out.put("observedAt", text(st.observedAt()));
-        return out;
+        return new RetentionView(st.epoch(), st.cursor(), st.prunedThrough(), st.retainedEvents(),
+                blockers(st.blockedBy()), consumers, leases, st.stream().tenant(), st.stream().catalog(),
+                st.minAge().toString(), st.ripeThrough(), st.pruneableThrough(), st.observedAt());
     }
 
-    static List<Map<String, Object>> blockers(List<Blocker> blockers) {
-        List<Map<String, Object>> out = new ArrayList<>(blockers.size());
+    static List<RetentionBlocker> blockers(List<Blocker> blockers) {
+        List<RetentionBlocker> out = new ArrayList<>(blockers.size());
         for (Blocker b : blockers) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("kind", b.kind().wire());
-            m.put("id", b.id());
-            m.put("position", b.position());
-            out.add(m);
+            out.add(new RetentionBlocker(b.kind().wire(), b.id(), b.position()));
         }
         return out;
     }
 
     /** The answer for one named stream: its open epoch after pruning. */
-    static Map<String, Object> pruneResult(List<PruneOutcome> outcomes, RetentionStatus after) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("pruned", outcomes.stream().mapToLong(PruneOutcome::pruned).sum());
-        out.put("prunedThrough", after.prunedThrough());
-        out.put("blockedBy", blockers(after.blockedBy()));
-        out.put("epoch", after.epoch());
-        out.put("streams", outcomes(outcomes));
-        return out;
+    static PruneResult pruneResult(List<PruneOutcome> outcomes, RetentionStatus after) {
+        return new PruneResult(pruned(outcomes), after.prunedThrough(), blockers(after.blockedBy()), after.epoch(),
+                outcomes(outcomes));
     }
 
     /**
      * The answer for several streams: {@code prunedThrough} is null (it is per stream, see {@code streams}) and
      * each {@code blockedBy} entry also names its tenant and catalog.
      */
-    static Map<String, Object> pruneSummary(List<PruneOutcome> outcomes, Function<StreamId, RetentionStatus> status) {
+    static PruneResult pruneSummary(List<PruneOutcome> outcomes, Function<StreamId, RetentionStatus> status) {
         Set<StreamId> streams = new LinkedHashSet<>();
         outcomes.forEach(o -> streams.add(o.stream()));
-        List<Map<String, Object>> blockedBy = new ArrayList<>();
+        List<RetentionBlocker> blockedBy = new ArrayList<>();
         for (StreamId s : streams) {
             RetentionStatus st = status.apply(s);
             if (st == null) {
                 continue;
             }
-            for (Map<String, Object> b : blockers(st.blockedBy())) {
-                b.put("tenant", s.tenant());
-                b.put("catalog", s.catalog());
-                blockedBy.add(b);
+            for (RetentionBlocker b : blockers(st.blockedBy())) {
+                blockedBy.add(b.in(s.tenant(), s.catalog()));
             }
         }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("pruned", outcomes.stream().mapToLong(PruneOutcome::pruned).sum());
-        out.put("prunedThrough", null);
-        out.put("blockedBy", blockedBy);
-        out.put("streams", outcomes(outcomes));
-        return out;
+        return new PruneResult(pruned(outcomes), null, blockedBy, null, outcomes(outcomes));
     }
 
-    private static List<Map<String, Object>> outcomes(List<PruneOutcome> outcomes) {
-        List<Map<String, Object>> out = new ArrayList<>();
+    private static long pruned(List<PruneOutcome> outcomes) {
+        return outcomes.stream().mapToLong(PruneOutcome::pruned).sum();
+    }
+
+    private static List<PruneResult.StreamPruned> outcomes(List<PruneOutcome> outcomes) {
+        List<PruneResult.StreamPruned> out = new ArrayList<>(outcomes.size());
         for (PruneOutcome o : outcomes) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("tenant", o.stream().tenant());
-            m.put("catalog", o.stream().catalog());
-            m.put("epoch", o.epoch());
-            m.put("pruned", o.pruned());
-            m.put("batches", o.batches());
-            m.put("prunedThrough", o.prunedThrough());
-            out.add(m);
+            out.add(new PruneResult.StreamPruned(o.stream().tenant(), o.stream().catalog(), o.epoch(), o.pruned(),
+                    o.batches(), o.prunedThrough()));
         }
         return out;
-    }
-
-    private static String text(Instant i) {
-        return i == null ? null : i.toString();
     }
 }

@@ -19,7 +19,7 @@ class BlockerTest {
                 new Blocker(Blocker.Kind.CONSUMER, "a", 4),
                 new Blocker(Blocker.Kind.CONSUMER, "z", 2)));
         list.sort(Blocker.ORDER);
-        assertThat(RetentionJson.blockers(list)).extracting(m -> m.get("kind") + ":" + m.get("id") + ":" + m.get("position"))
+        assertThat(RetentionJson.blockers(list)).extracting(b -> b.kind() + ":" + b.id() + ":" + b.position())
                 .containsExactly("consumer:z:2", "consumer:a:4", "consumer:b:4", "lease:l-1:4", "unpublished:e-1:4",
                         "gap:null:9");
     }

@@ -55,7 +55,10 @@ public final class ChecksumQuery {
         return out;
     }
 
-    /** The contract's answer: {@code {"epoch","position","profile","tables":{name:{"rows","sha256"}}}}. */
+    /**
+     * The contract's answer as a map: {@code {"epoch","position","profile","tables":{name:{"rows","sha256"}}}}.
+     * Both services answer the typed {@link ChecksumAnswer}; this form stays for readers of untyped maps.
+     */
     public static Map<String, Object> answer(long epoch, long position, ChecksumProfile profile,
             Map<String, TableChecksum> tables) {
         Map<String, Object> out = new LinkedHashMap<>();
