@@ -40,7 +40,36 @@ final class Service {
         this.log = log;
     }
 
+    /** Exits while starting that a supervisor (systemd, Kubernetes) answers by starting the process again. */
+    private static final int START_RETRIES = 5;
+
+    /**
+     * Starts the service and waits for it to be healthy. A process that exits while starting is started again, as
+     * its supervisor would: the fault threads cut connections and restart PostgreSQL meanwhile, and a service whose
+     * start-up migration loses its connection exits by design (it never serves half-migrated).
+     */
     static Service start(String module, String name, int port, Map<String, String> env) throws Exception {
+        for (int tries = 1; ; tries++) {
+            try {
+                return startOnce(module, name, port, env);
+            } catch (ExitedWhileStarting e) {
+                if (tries > START_RETRIES) {
+                    throw e;
+                }
+                System.out.println("[fault] " + name + " exited while starting (" + tries + "), started again as a "
+                        + "supervisor would: " + e.getMessage().lines().findFirst().orElse(""));
+            }
+        }
+    }
+
+    /** The process ended before it was healthy. */
+    static final class ExitedWhileStarting extends IllegalStateException {
+        ExitedWhileStarting(String message) {
+            super(message);
+        }
+    }
+
+    private static Service startOnce(String module, String name, int port, Map<String, String> env) throws Exception {
         Path jar = ServiceProcess.locate(module);
         Path log = Files.createTempFile("fault-" + name + "-", ".log");
         ProcessBuilder pb = new ProcessBuilder(ServiceProcess.javaBin(), "-Xmx512m", "-XX:TieredStopAtLevel=1",
@@ -59,7 +88,7 @@ final class Service {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited; log: " + log + "\n" + tail());
+                throw new ExitedWhileStarting(name + " exited; log: " + log + "\n" + tail());
             }
             try {
                 var res = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
