@@ -2,19 +2,17 @@ package com.acme.catalog.product.resolver;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.export.EventPage;
 import com.acme.catalog.contracts.export.ExportRequest;
 import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.retention.ConsumerRegistrationRequest;
 import com.acme.catalog.contracts.retention.LeaseRenewal;
 import com.acme.catalog.contracts.retention.LeaseRequest;
 import com.acme.catalog.contracts.retention.ProgressRequest;
-import com.acme.catalog.contracts.export.EventPage;
 
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
