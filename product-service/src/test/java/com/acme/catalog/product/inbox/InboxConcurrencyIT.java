@@ -67,11 +67,12 @@ class InboxConcurrencyIT extends ProductIT {
                 assertThat(jdbc.sql("SELECT count(*) FROM generation WHERE tenant = 'race' AND catalog = ?")
                         .params(s.catalog()).query(Long.class).single()).as(where).isEqualTo(1);
                 long g = projections.servingGeneration(s);
-                assertThat(projections.cursor(s)).as(where).containsExactly(40, 40, 40);
+                long w = chain.size(); // 40 changes, or 41 when the last draw adds a release and the item's update
+                assertThat(projections.cursor(s)).as(where).containsExactly(w, w, w);
                 assertThat(projections.held(s)).as(where).isZero();
                 assertThat(jdbc.sql("SELECT count(DISTINCT position), count(*) FROM inbox WHERE generation_id = ?")
                         .params(g).query((rs, n) -> rs.getLong(1) + "/" + rs.getLong(2)).single())
-                        .as(where).isEqualTo("40/40");
+                        .as(where).isEqualTo(w + "/" + w);
                 ExpectedProjection expected = ExpectedProjection.of(chain);
                 assertThat(projections.items(g)).as(where).isEqualTo(expected.items);
                 assertThat(projections.publicItems(g)).as(where).isEqualTo(expected.publicItems);
