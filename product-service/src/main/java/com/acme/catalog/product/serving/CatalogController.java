@@ -42,7 +42,8 @@ class CatalogController {
     private final StreamEpochs epochs;
     private final boolean serveStale;
 
-    CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, StreamEpochs epochs, ServingProperties properties, EpochProperties epochProperties) {
+    CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, StreamEpochs epochs,
+            ServingProperties properties, EpochProperties epochProperties) {
         this.epochs = epochs;
         this.serveStale = epochProperties.staleServing() == EpochProperties.StaleServing.SERVE;
         this.catalog = catalog;
