@@ -5,13 +5,13 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.inbox.DeliveryAnswer;
+import com.acme.catalog.contracts.inbox.DeliveryResult;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.product.projection.IntegrationEvent;
@@ -33,7 +33,7 @@ class InboxController {
     }
 
     @PostMapping("/v1/inbox/events")
-    Map<String, Object> deliver(@RequestBody byte[] body) {
+    DeliveryAnswer deliver(@RequestBody byte[] body) {
         Access.require(Role.RELAY);
         List<IntegrationEvent> events = parser.parseDelivery(utf8(body));
         StreamId stream = events.get(0).stream();
@@ -45,19 +45,12 @@ class InboxController {
         }
         Access.require(stream.tenant(), Role.RELAY);
         InboxService.Delivered d = inbox.deliver(stream, events);
-        List<Map<String, Object>> results = new ArrayList<>(events.size());
+        List<DeliveryResult> results = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("position", events.get(i).position());
-            r.put("epoch", events.get(i).epoch());
-            r.put("outcome", d.outcomes().get(i).name());
-            results.add(r);
+            IntegrationEvent e = events.get(i);
+            results.add(new DeliveryResult(e.position(), e.epoch(), d.outcomes().get(i).name()));
         }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("results", results);
-        out.put("contiguousPosition", d.cursor().appliedPosition());
-        out.put("epoch", d.cursor().epoch());
-        return out;
+        return new DeliveryAnswer(results, d.cursor().appliedPosition(), d.cursor().epoch());
     }
 
     private static String utf8(byte[] body) {

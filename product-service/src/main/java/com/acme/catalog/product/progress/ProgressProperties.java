@@ -3,6 +3,8 @@ package com.acme.catalog.product.progress;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
+import com.acme.catalog.contracts.retry.BackoffPolicy;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.bind.Name;
@@ -37,5 +39,10 @@ public record ProgressProperties(
             throw new IllegalArgumentException("product.progress.resync-interval-ms must be positive, not "
                     + resyncInterval.toMillis());
         }
+    }
+
+    /** The retry pause after failed reports: {@code initialBackoff} doubling to {@code maxBackoff}. */
+    public BackoffPolicy backoff() {
+        return new BackoffPolicy(initialBackoff, maxBackoff);
     }
 }

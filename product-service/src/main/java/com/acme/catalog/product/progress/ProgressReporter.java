@@ -1,5 +1,6 @@
 package com.acme.catalog.product.progress;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.contracts.retry.BackoffPolicy;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import io.micrometer.core.instrument.Gauge;
@@ -54,8 +56,7 @@ public class ProgressReporter implements DisposableBean {
 
     private final ResolverClient client;
     private final MeterRegistry registry;
-    private final long initialBackoffMs;
-    private final long maxBackoffMs;
+    private final BackoffPolicy backoff;
     private final long minIntervalNanos;
     private final ScheduledExecutorService worker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("progress-reporter"));
@@ -73,8 +74,7 @@ public class ProgressReporter implements DisposableBean {
         this.minIntervalNanos = properties.minInterval().toNanos();
         this.client = client;
         this.registry = registry;
-        this.initialBackoffMs = properties.initialBackoff().toMillis();
-        this.maxBackoffMs = properties.maxBackoff().toMillis();
+        this.backoff = properties.backoff();
     }
 
     /** Asks for {@code position} of {@code epoch} to be reported; call only after the commit that made it durable. */
@@ -152,12 +152,12 @@ public class ProgressReporter implements DisposableBean {
             return true;
         } catch (RuntimeException ex) {
             int attempts = retry == null ? 1 : retry.attempts() + 1;
-            long backoff = Math.min(maxBackoffMs, initialBackoffMs << Math.min(attempts - 1, 20));
-            long jittered = backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1);
-            retries.put(stream, new Retry(attempts, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(jittered)));
+            // jittered, so that the streams of a resolver that was down do not all retry at the same moment
+            Duration pause = backoff.jitteredPause(attempts, ThreadLocalRandom.current());
+            retries.put(stream, new Retry(attempts, System.nanoTime() + pause.toNanos()));
             if (attempts == 1 || attempts % 10 == 0) {
                 log.warn("progress report for {} epoch {} position {} failed (attempt {}), retrying in {} ms: {}",
-                        stream, want.epoch(), want.position(), attempts, jittered, ex.toString());
+                        stream, want.epoch(), want.position(), attempts, pause.toMillis(), ex.toString());
             }
             return false;
         }

@@ -4,6 +4,7 @@ import java.io.IOException;
 
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportObjectReader;
+import com.acme.catalog.contracts.export.ExportView;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
@@ -65,7 +66,7 @@ class AwaitExportStep {
     /** Polls the export until READY, its lease kept alive meanwhile; @return the manifest's key */
     private String awaitReady(Attempt a, String exportId) throws InterruptedException {
         while (true) {
-            ResolverClient.ExportState status = resolver.exportStatus(exportId);
+            ExportView status = resolver.exportStatus(exportId);
             switch (status.status()) {
                 case READY -> {
                     return status.manifestKey();

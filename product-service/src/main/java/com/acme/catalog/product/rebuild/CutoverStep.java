@@ -3,7 +3,6 @@ package com.acme.catalog.product.rebuild;
 import java.util.Optional;
 
 import com.acme.catalog.product.epoch.StreamEpochs;
-import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.recovery.WorkerLeases;
@@ -15,35 +14,28 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * DESIGN step 7, its cutover: under the stream's serving lock (the live applier waits) applies what the resolver
- * committed since the last catch-up page, requires every position up to the head H processed and none parked, and
+ * committed since the last catch-up page ({@link TailApplier}), requires every position up to the head H processed and none parked, and
  * points the stream at the shadow, in one transaction committed only under the worker fence. The HTTP reads inside
  * the transaction keep the live pause short: only the tail since the last catch-up page is fetched.
  */
 @Component
 class CutoverStep {
 
-    private final RetainedPages pages;
+    private final TailApplier tail;
     private final GenerationRepository generations;
-    private final EventApplier applier;
     private final CutoverRepository cutovers;
     private final StreamEpochs epochs;
     private final WorkerLeases leases;
-    private final RebuildRepository rebuilds;
-    private final RebuildMetrics metrics;
     private final RebuildProbe probe;
     private final TransactionTemplate tx;
 
-    CutoverStep(RetainedPages pages, GenerationRepository generations, EventApplier applier,
-            CutoverRepository cutovers, StreamEpochs epochs, WorkerLeases leases, RebuildRepository rebuilds,
-            RebuildMetrics metrics, RebuildProbe probe, PlatformTransactionManager tm) {
-        this.pages = pages;
+    CutoverStep(TailApplier tail, GenerationRepository generations, CutoverRepository cutovers, StreamEpochs epochs,
+            WorkerLeases leases, RebuildProbe probe, PlatformTransactionManager tm) {
+        this.tail = tail;
         this.generations = generations;
-        this.applier = applier;
         this.cutovers = cutovers;
         this.epochs = epochs;
         this.leases = leases;
-        this.rebuilds = rebuilds;
-        this.metrics = metrics;
         this.probe = probe;
         this.tx = new TransactionTemplate(tm);
     }
@@ -52,18 +44,7 @@ class CutoverStep {
     Optional<Long> cutover(Attempt a) {
         Long old = tx.execute(s -> {
             Optional<GenerationCursor> serving = generations.lockServing(a.stream);
-            GenerationCursor shadow = generations.lockGeneration(a.generation).orElseThrow();
-            while (true) {
-                RetainedPages.PreparedPage page = pages.read(a, shadow.chainPosition(), shadow.chainDigest());
-                if (!page.events().isEmpty()) {
-                    shadow = applier.apply(shadow, page.events()).cursor();
-                    rebuilds.progress(a.id, shadow.appliedPosition(), page.events().size());
-                    metrics.caughtUp(a, page.events().size());
-                }
-                if (page.reachesHead()) {
-                    break;
-                }
-            }
+            GenerationCursor shadow = tail.applyToHead(a, generations.lockGeneration(a.generation).orElseThrow());
             long h = shadow.chainPosition();
             long current = epochs.currentInDatabase(a.stream);
             if (current > a.epoch) {

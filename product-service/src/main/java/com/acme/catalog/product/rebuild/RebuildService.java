@@ -29,7 +29,7 @@ import org.springframework.stereotype.Service;
  * <li>{@link CutoverStep}: under the serving lock, apply the tail to the head H and swap (step 7);</li>
  * <li>{@link RetireStep}: retire the old generation, register the consumer at H, release the lease (step 7).</li>
  * </ol>
- * This class sequences them and decides restarts: a 410 from the resolver drops the shadow and restarts from a new
+ * This class sequences them and decides restarts ({@link RebuildLedger} records each decision): a 410 from the resolver drops the shadow and restarts from a new
  * export (bounded attempts); any other failure drops the shadow, releases the lease and leaves the rebuild FAILED.
  *
  * <p>A rebuild runs under this instance's worker lease of the stream ({@link WorkerLeases}): the load, every
@@ -43,19 +43,19 @@ public class RebuildService {
     private static final Logger log = LoggerFactory.getLogger(RebuildService.class);
 
     private final RebuildRepository rebuilds;
+    private final RebuildLedger ledger;
     private final WorkerLeases leases;
     private final RebuildSteps steps;
-    private final RebuildMetrics metrics;
     private final int maxAttempts;
     private final RunningRebuilds running;
     private volatile boolean stopping;
 
-    RebuildService(RebuildRepository rebuilds, WorkerLeases leases, RebuildSteps steps, RebuildMetrics metrics,
+    RebuildService(RebuildRepository rebuilds, RebuildLedger ledger, WorkerLeases leases, RebuildSteps steps,
             RebuildProperties properties) {
         this.rebuilds = rebuilds;
+        this.ledger = ledger;
         this.leases = leases;
         this.steps = steps;
-        this.metrics = metrics;
         this.maxAttempts = properties.maxAttempts();
         this.running = new RunningRebuilds(properties.workers());
         leases.onAcquired(this::resumeUnfinished);
@@ -76,9 +76,7 @@ public class RebuildService {
                 return active.get();
             }
             UUID id = UuidV7.next();
-            rebuilds.insert(id, stream);
-            rebuilds.worker(id, fence.owner(), fence.fence());
-            metrics.phase(stream, RebuildPhase.LEASING);
+            ledger.started(id, stream, fence);
             submit(id, stream);
             return id;
         }
@@ -116,12 +114,11 @@ public class RebuildService {
         StreamId stream = fence.stream();
         steps.retire().releaseLeaseOf(stream, u);
         if (u.attempt() >= maxAttempts) {
-            fail(u.rebuildId(), stream, "gave up after " + u.attempt() + " attempts: " + why);
+            ledger.failed(u.rebuildId(), stream, "gave up after " + u.attempt() + " attempts: " + why);
             return false;
         }
-        rebuilds.restart(u.rebuildId(), why);
-        rebuilds.worker(u.rebuildId(), fence.owner(), fence.fence());
-        metrics.phase(stream, RebuildPhase.LEASING);
+        ledger.restarted(u.rebuildId(), stream, why);
+        ledger.worker(u.rebuildId(), fence);
         return true;
     }
 
@@ -180,16 +177,16 @@ public class RebuildService {
         for (;; attempt++) {
             Optional<WorkerFence> fence = stopping ? Optional.empty() : leases.hold(stream);
             if (fence.isEmpty()) {
-                handOver(id, stream, "this instance no longer holds the worker lease");
+                ledger.handOver(id, stream, "this instance no longer holds the worker lease");
                 return;
             }
-            rebuilds.worker(id, fence.get().owner(), fence.get().fence());
+            ledger.worker(id, fence.get());
             Attempt a = new Attempt(id, stream, fence.get());
             running.attempt(a);
             String restartWhy;
             try {
                 runSteps(a);
-                phase(a, RebuildPhase.DONE);
+                ledger.phase(a, RebuildPhase.DONE);
                 log.info("{}: rebuild {} done at position {}", stream, id, a.target);
                 return;
             } catch (ResolverClient.GoneException e) {
@@ -198,7 +195,7 @@ public class RebuildService {
             } catch (Exception e) {
                 steps.retire().abandon(a);
                 if (stopping) {
-                    handOver(id, stream, "the product stopped during " + phaseOf(id));
+                    ledger.handOver(id, stream, "the product stopped during " + ledger.phaseOf(id));
                     return;
                 }
                 Optional<String> transientWhy = RestartPolicy.restartReason(e);
@@ -212,7 +209,7 @@ public class RebuildService {
                     restartWhy = transientWhy.get();
                 } else {
                     log.error("{}: rebuild {} failed", stream, id, e);
-                    fail(id, stream, e.getClass().getSimpleName() + ": " + e.getMessage());
+                    ledger.failed(id, stream, e.getClass().getSimpleName() + ": " + e.getMessage());
                     return;
                 }
             } finally {
@@ -220,50 +217,30 @@ public class RebuildService {
             }
             if (stopping || leases.hold(stream).isEmpty()) {
                 // the row belongs to the lease's next holder now: leave it as it is
-                handOver(id, stream, restartWhy);
+                ledger.handOver(id, stream, restartWhy);
                 return;
             }
             if (attempt >= maxAttempts) {
-                fail(id, stream, "gave up after " + attempt + " attempts: " + restartWhy);
+                ledger.failed(id, stream, "gave up after " + attempt + " attempts: " + restartWhy);
                 return;
             }
             log.warn("{}: rebuild {} restarts from a new export: {}", stream, id, restartWhy);
-            rebuilds.restart(id, restartWhy);
-            metrics.phase(stream, RebuildPhase.LEASING);
+            ledger.restarted(id, stream, restartWhy);
         }
     }
 
     /** One attempt; what a failed step leaves is for {@link RetireStep#abandon}. */
     private void runSteps(Attempt a) throws Exception {
-        phase(a, RebuildPhase.LEASING);
+        ledger.phase(a, RebuildPhase.LEASING);
         steps.lease().pinRetention(a);
-        phase(a, RebuildPhase.EXPORTING);
+        ledger.phase(a, RebuildPhase.EXPORTING);
         AwaitExportStep.ReadyExport export = steps.export().awaitExport(a);
-        phase(a, RebuildPhase.LOADING);
+        ledger.phase(a, RebuildPhase.LOADING);
         steps.load().loadShadow(a, export);
-        phase(a, RebuildPhase.CATCHING_UP);
+        ledger.phase(a, RebuildPhase.CATCHING_UP);
         steps.catchUp().catchUp(a);
-        phase(a, RebuildPhase.CUTTING_OVER);
+        ledger.phase(a, RebuildPhase.CUTTING_OVER);
         steps.retire().retire(a, steps.cutover().cutover(a));
-    }
-
-    private void handOver(UUID id, StreamId stream, String why) {
-        log.warn("{}: rebuild {} left for the next holder of the worker lease: {}", stream, id, why);
-        rebuilds.handover(id, why);
-    }
-
-    private String phaseOf(UUID id) {
-        return rebuilds.find(id).map(r -> r.phase().name()).orElse("?");
-    }
-
-    private void fail(UUID id, StreamId stream, String error) {
-        rebuilds.fail(id, error);
-        metrics.phase(stream, RebuildPhase.FAILED);
-    }
-
-    private void phase(Attempt a, RebuildPhase phase) {
-        rebuilds.phase(a.id, phase);
-        metrics.phase(a.stream, phase);
     }
 
     /** Thrown by the controller for a rebuild id it does not know. */

@@ -11,11 +11,12 @@
  * {@code PublicViewRows}, {@code ShadowTables}, {@code ReleasePositions}).</li>
  * <li>Step 6, retained events: {@link com.acme.catalog.product.rebuild.RetainedPages} (fetch, verify, parse).</li>
  * <li>Step 7, catch up and cut over: {@link com.acme.catalog.product.rebuild.CatchUpStep},
- * {@link com.acme.catalog.product.rebuild.CutoverStep} ({@code CutoverRepository}), then
+ * {@link com.acme.catalog.product.rebuild.CutoverStep} ({@code TailApplier}, {@code CutoverRepository}), then
  * {@link com.acme.catalog.product.rebuild.RetireStep} (release the lease, retire the old generation with
  * {@code GenerationRetirer}).</li>
  * </ul>
- * The rebuild's state and timings are its {@code rebuild} row ({@code RebuildRepository}), its API
+ * The rebuild's state and timings are its {@code rebuild} row ({@code RebuildRepository}; its changes written with
+ * the metrics they move by {@code RebuildLedger}), its API
  * {@code POST /v1/rebuilds} and {@code GET /v1/rebuilds/{id}} ({@code RebuildController}), its settings
  * {@code product.rebuild.*} ({@code RebuildProperties}); tests hold it at a phase through {@code RebuildProbe}.
  */

@@ -19,6 +19,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.contracts.retention.RetentionView;
 import com.acme.catalog.contracts.retry.Backoff;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
@@ -239,7 +240,7 @@ public class RecoveryWorker implements SmartLifecycle {
         } catch (RuntimeException e) {
             log.debug("{}: the current epoch could not be read: {}", s, e.toString());
         }
-        ResolverClient.StreamStatus source = resolver.status(s);
+        RetentionView source = resolver.status(s);
         long newest = Math.max(Math.max(current, source.epoch()), epochs.current(s));
         if (newest > c.epoch()) {
             discardHeld(c, newest);
@@ -298,7 +299,7 @@ public class RecoveryWorker implements SmartLifecycle {
      *         replaced by a rebuild from the resolver's state; the rotation makes it rebuild again in the new epoch);
      *         empty otherwise (the chain comparison decides)
      */
-    private Optional<String> aheadOfResolver(GenerationCursor c, ResolverClient.StreamStatus source) {
+    private Optional<String> aheadOfResolver(GenerationCursor c, RetentionView source) {
         Optional<String> refused;
         try {
             refused = resolver.reportAhead(c.stream(), c.epoch(), c.appliedPosition());

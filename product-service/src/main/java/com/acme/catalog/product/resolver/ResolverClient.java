@@ -6,13 +6,19 @@ import java.util.Optional;
 
 import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.epoch.EpochStatus;
 import com.acme.catalog.contracts.export.EventPage;
 import com.acme.catalog.contracts.export.ExportRequest;
-import com.acme.catalog.contracts.export.ExportStatus;
+import com.acme.catalog.contracts.export.ExportView;
+import com.acme.catalog.contracts.retention.ConsumerRegistered;
 import com.acme.catalog.contracts.retention.ConsumerRegistrationRequest;
+import com.acme.catalog.contracts.retention.LeaseGranted;
 import com.acme.catalog.contracts.retention.LeaseRenewal;
+import com.acme.catalog.contracts.retention.LeaseRenewed;
 import com.acme.catalog.contracts.retention.LeaseRequest;
+import com.acme.catalog.contracts.retention.ProgressRecorded;
 import com.acme.catalog.contracts.retention.ProgressRequest;
+import com.acme.catalog.contracts.retention.RetentionView;
 
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -20,11 +26,14 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
-import tools.jackson.databind.JsonNode;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Every call the product makes to the resolver, with bearer {@code RESOLVER_TOKEN}.
+ * Every call the product makes to the resolver, with bearer {@code RESOLVER_TOKEN}. Answers are read into the
+ * contract's records of {@code shared-contracts}; members this product does not know are skipped (the resolver may
+ * add some), an answer its record refuses is an {@link IllegalStateException} naming the call.
  *
  * <p>Rebuild and recovery calls (retention status, epoch, leases, exports, catch-up pages, chain digest, consumer
  * registration, progress after a cutover) time out after {@code product.rebuild.request-timeout-ms}; a 410 becomes
@@ -58,16 +67,13 @@ public class ResolverClient {
         }
     }
 
-    /** The stream's current epoch and committed cursor as the resolver's retention status shows them. */
-    public record StreamStatus(long epoch, long cursor) {
-    }
-
     private static final String PROGRESS_PATH = "/v1/retention/consumers/{id}/progress";
 
     /** Rebuild and recovery calls: errors answered as entities, mapped by {@link #check}. */
     private final RestClient rest;
     /** Progress reports: HTTP/1.1, Spring's default error handling. */
     private final RestClient progressRest;
+    /** The application's mapper, tolerant of members the records do not have, as {@code StrictJson}'s binder is. */
     private final ObjectMapper json;
     private final String consumerId;
     private final String deliveryUrl;
@@ -88,7 +94,7 @@ public class ResolverClient {
         this.progressRest = authorized(RestClient.builder().baseUrl(properties.resolverUrl())
                 .requestFactory(progressFactory), properties.resolverToken());
 
-        this.json = json;
+        this.json = json.rebuild().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
         this.consumerId = properties.consumerId();
         this.deliveryUrl = properties.deliveryUrl();
     }
@@ -105,10 +111,10 @@ public class ResolverClient {
         return status(s).epoch();
     }
 
-    public StreamStatus status(StreamId s) {
-        JsonNode n = check("retention status", rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(),
-                s.catalog()).retrieve().toEntity(String.class));
-        return new StreamStatus(n.path("epoch").longValue(), n.path("cursor").longValue());
+    /** @return the retention status of the stream's open epoch: its epoch and committed cursor among others */
+    public RetentionView status(StreamId s) {
+        return read("retention status", rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(), s.catalog())
+                .retrieve().toEntity(String.class), RetentionView.class);
     }
 
     /**
@@ -116,23 +122,19 @@ public class ResolverClient {
      * ({@code GET /v1/epochs/{t}/{c}}; 1 for a stream nobody wrote).
      */
     public long currentEpoch(StreamId s) {
-        JsonNode n = check("current epoch", rest.get().uri("/v1/epochs/{t}/{c}", s.tenant(), s.catalog()).retrieve()
-                .toEntity(String.class));
-        long epoch = n.path("epoch").longValue();
-        if (epoch < 1) {
-            throw new IllegalStateException("the epoch API answered no epoch for " + s + ": " + n);
-        }
-        return epoch;
+        return read("current epoch", rest.get().uri("/v1/epochs/{t}/{c}", s.tenant(), s.catalog()).retrieve()
+                .toEntity(String.class), EpochStatus.class).epoch();
     }
 
     /** @return the new lease's id */
     public String createLease(StreamId s, long epoch, long ttlSeconds, String owner) {
         LeaseRequest request = new LeaseRequest(s.tenant(), s.catalog(), epoch, ttlSeconds, owner);
-        return text(check("lease", post("/v1/retention/leases", request)), "leaseId");
+        return read("lease", post("/v1/retention/leases", request), LeaseGranted.class).leaseId().toString();
     }
 
     public void renewLease(String leaseId, long ttlSeconds) {
-        check("lease renewal", post("/v1/retention/leases/" + leaseId + "/renew", new LeaseRenewal(ttlSeconds)));
+        read("lease renewal", post("/v1/retention/leases/" + leaseId + "/renew", new LeaseRenewal(ttlSeconds)),
+                LeaseRenewed.class);
     }
 
     /** Releases the lease; one already released or expired (410, 404) counts as released. */
@@ -147,24 +149,13 @@ public class ResolverClient {
     /** @return the new export's id */
     public String requestExport(StreamId s, String leaseId) {
         ExportRequest request = new ExportRequest(s.tenant(), s.catalog(), leaseId);
-        return text(check("export", post("/v1/exports", request)), "exportId");
-    }
-
-    /** Where an export stands: the fields of {@code ExportView} the rebuild reads. */
-    public record ExportState(ExportStatus status, String manifestKey, String error) {
+        return read("export", post("/v1/exports", request), ExportView.class).exportId().toString();
     }
 
     /** @return where the export stands ({@code manifestKey} once READY, {@code error} once ended) */
-    public ExportState exportStatus(String exportId) {
-        JsonNode n = check("export status", rest.get().uri("/v1/exports/{id}", exportId).retrieve()
-                .toEntity(String.class));
-        ExportStatus status;
-        try {
-            status = ExportStatus.valueOf(text(n, "status"));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("export " + exportId + " has a status this product does not know: " + n);
-        }
-        return new ExportState(status, n.path("manifestKey").stringValue(null), n.path("error").stringValue(null));
+    public ExportView exportStatus(String exportId) {
+        return read("export status", rest.get().uri("/v1/exports/{id}", exportId).retrieve()
+                .toEntity(String.class), ExportView.class);
     }
 
     /** @return the page of retained events after {@code after}, not yet verified */
@@ -192,20 +183,20 @@ public class ResolverClient {
             throw new AheadOfSourceException("the resolver has not committed position " + position + " of " + s
                     + " epoch " + epoch + ": " + r.getBody());
         }
-        check("chain digest at " + position, r);
-        return json.readValue(r.getBody(), ChainDigestAt.class);
+        return read("chain digest at " + position, r, ChainDigestAt.class);
     }
 
     /** Registers (or moves) this product as the stream's consumer in {@code epoch}, delivered to its URL. */
     public void registerConsumer(StreamId s, long epoch) {
-        check("consumer registration", post("/v1/retention/consumers",
-                new ConsumerRegistrationRequest(consumerId, s.tenant(), s.catalog(), epoch, deliveryUrl)));
+        read("consumer registration", post("/v1/retention/consumers",
+                new ConsumerRegistrationRequest(consumerId, s.tenant(), s.catalog(), epoch, deliveryUrl)),
+                ConsumerRegistered.class);
     }
 
     /** Reports {@code position} of {@code epoch} as the consumer's progress, errors mapped as the rebuild's. */
     public void progress(StreamId s, long epoch, long position) {
-        check("progress", rest.put().uri(PROGRESS_PATH, consumerId).contentType(MediaType.APPLICATION_JSON)
-                .body(progressBody(s, epoch, position)).retrieve().toEntity(String.class));
+        read("progress", rest.put().uri(PROGRESS_PATH, consumerId).contentType(MediaType.APPLICATION_JSON)
+                .body(progressBody(s, epoch, position)).retrieve().toEntity(String.class), ProgressRecorded.class);
     }
 
     /**
@@ -238,7 +229,8 @@ public class ResolverClient {
                 .toEntity(String.class);
     }
 
-    private JsonNode check(String call, ResponseEntity<String> r) {
+    /** Maps a non-2xx answer as the class comment says; a 2xx answer passes. */
+    private static void check(String call, ResponseEntity<String> r) {
         int status = r.getStatusCode().value();
         if (status == 410) {
             throw new GoneException(call + ": 410 " + r.getBody());
@@ -249,15 +241,21 @@ public class ResolverClient {
         if (status >= 300) {
             throw new IllegalStateException(call + " answered " + status + ": " + r.getBody());
         }
-        return r.getBody() == null ? json.createObjectNode() : json.readTree(r.getBody());
     }
 
-    private static String text(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        if (v == null || !v.isString()) {
-            throw new IllegalStateException("resolver answer has no " + field + ": " + n);
+    /** {@link #check}, then the answer as its contract record; @return never null */
+    private <T> T read(String call, ResponseEntity<String> r, Class<T> type) {
+        check(call, r);
+        String body = r.getBody();
+        if (body == null || body.isBlank()) {
+            throw new IllegalStateException(call + " answered " + r.getStatusCode().value() + " without a body");
         }
-        return v.stringValue();
+        try {
+            return json.readValue(body, type);
+        } catch (JacksonException e) {
+            throw new IllegalStateException(call + " answered what this product cannot read as "
+                    + type.getSimpleName() + " (" + e.getOriginalMessage() + "): " + body, e);
+        }
     }
 
     private static ProgressRequest progressBody(StreamId s, long epoch, long position) {

@@ -1,9 +1,7 @@
 package com.acme.catalog.product.serving;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import com.acme.catalog.contracts.db.Snapshots;
 import com.acme.catalog.contracts.AggregateIds;
@@ -24,7 +22,6 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.ObjectMapper;
 
 /**
  * Public catalog reads (no token): an item as its latest PUBLIC release names it, and full-text search over
@@ -41,23 +38,21 @@ class CatalogController {
 
     private final CatalogRepository catalog;
     private final TransactionTemplate readOnly;
-    private final ObjectMapper json;
     private final int maxLimit;
     private final StreamEpochs epochs;
     private final boolean serveStale;
 
-    CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, ObjectMapper json,
-            StreamEpochs epochs, ServingProperties properties, EpochProperties epochProperties) {
+    CatalogController(CatalogRepository catalog, PlatformTransactionManager transactions, StreamEpochs epochs,
+            ServingProperties properties, EpochProperties epochProperties) {
         this.epochs = epochs;
         this.serveStale = epochProperties.staleServing() == EpochProperties.StaleServing.SERVE;
         this.catalog = catalog;
         this.readOnly = Snapshots.readOnly(transactions);
-        this.json = json;
         this.maxLimit = properties.maxSearchLimit();
     }
 
     @GetMapping("/items/{itemId}")
-    Map<String, Object> item(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
+    CatalogAnswers.Item item(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
             @PathVariable String itemId, HttpServletResponse response) {
         StreamId s = new StreamId(tenant, catalogId);
         AggregateIds.require("itemId", itemId);
@@ -66,15 +61,12 @@ class CatalogController {
         if (item == null) {
             throw new ApiException(ProblemCode.NOT_FOUND, "item " + itemId + " is not publicly released in " + s);
         }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("tenant", s.tenant());
-        out.put("catalog", s.catalog());
-        out.putAll(view(item, false));
-        return out;
+        return new CatalogAnswers.Item(s.tenant(), s.catalog(), item.itemId(), item.revision(), item.releaseId(),
+                item.attributes());
     }
 
     @GetMapping("/search")
-    Map<String, Object> search(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
+    CatalogAnswers.Search search(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
             @RequestParam String q, @RequestParam(required = false) Integer limit, HttpServletResponse response) {
         StreamId s = new StreamId(tenant, catalogId);
         if (q.isBlank() || q.length() > 256) {
@@ -87,14 +79,12 @@ class CatalogController {
         int capped = Math.min(n, maxLimit);
         List<PublicItem> found = readOnly.execute(status -> catalog.servingGeneration(s)
                 .map(g -> catalog.search(fresh(s, g, response), q, capped)).orElse(List.of()));
-        List<Map<String, Object>> hits = new ArrayList<>(found.size());
+        List<CatalogAnswers.Hit> hits = new ArrayList<>(found.size());
         for (PublicItem item : found) {
-            hits.add(view(item, true));
+            hits.add(new CatalogAnswers.Hit(item.itemId(), item.score(), item.revision(), item.releaseId(),
+                    item.attributes()));
         }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("hits", hits);
-        out.put("limit", capped);
-        return out;
+        return new CatalogAnswers.Search(hits, capped);
     }
 
     /**
@@ -113,17 +103,5 @@ class CatalogController {
                     + current + "\"");
         }
         return g.generationId();
-    }
-
-    private Map<String, Object> view(PublicItem item, boolean withScore) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("itemId", item.itemId());
-        if (withScore) {
-            out.put("score", item.score());
-        }
-        out.put("revision", item.revision());
-        out.put("releaseId", item.releaseId());
-        out.put("attributes", json.readTree(item.attributes()));
-        return out;
     }
 }

@@ -5,14 +5,16 @@ import java.util.regex.Pattern;
 
 import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.contracts.web.BodyLimitFilter;
+import com.acme.catalog.contracts.web.BodyLimitProperties;
 import com.acme.catalog.contracts.web.SharedWebConfiguration.PublicPaths;
 
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** Public catalog reads need no token; the inbox takes any delivery the resolver's limits allow. */
 @Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(BodyLimitProperties.class) // also registered by SharedWebConfiguration: bound once
 class ProductWebConfiguration {
 
     static final Pattern INBOX_ROUTE = Pattern.compile("/v1/inbox/events");
@@ -27,7 +29,8 @@ class ProductWebConfiguration {
      * accepts always fits in a delivery, so no accepted write can be refused here (and stall its stream).
      */
     @Bean
-    BodyLimitFilter.RouteLimit inboxLimit(@Value("${http.max-body-bytes:1048576}") long maxBody) {
-        return new BodyLimitFilter.RouteLimit(INBOX_ROUTE, Math.max(maxBody, JsonLimits.MAX_DELIVERY_BYTES));
+    BodyLimitFilter.RouteLimit inboxLimit(BodyLimitProperties limits) {
+        return new BodyLimitFilter.RouteLimit(INBOX_ROUTE,
+                Math.max(limits.maxBodyBytes(), JsonLimits.MAX_DELIVERY_BYTES));
     }
 }

@@ -121,6 +121,23 @@ class ProgressReporterTest {
         assertThat(reporter.reported(stream)).contains(new ProgressReporter.Progress(1, 7));
     }
 
+    /** Each retry waits at least half the shared policy's pause after that many failures (10 ms doubling). */
+    @Test
+    void retriesWaitTheSharedBackoffPolicysJitteredPause() {
+        RESOLVER.failNext(4, 503);
+        reporter.offer(stream, 1, 8);
+        awaitReported(1, 8);
+
+        List<Report> reports = RESOLVER.reports(stream.tenant(), stream.catalog());
+        assertThat(reports).hasSize(5);
+        com.acme.catalog.contracts.retry.BackoffPolicy policy = timings(0).backoff();
+        for (int failures = 1; failures < reports.size(); failures++) {
+            assertThat(reports.get(failures).nanos() - reports.get(failures - 1).nanos())
+                    .as("the pause after %d failures", failures)
+                    .isGreaterThanOrEqualTo(policy.pause(failures).toNanos() / 2);
+        }
+    }
+
     @Test
     void reportsOfAStreamAreAtLeastTheMinimumIntervalApartAndTheLastOfferIsReported() throws Exception {
         reporter.destroy();

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -18,10 +19,13 @@ import com.acme.catalog.product.support.ChainWriter;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The resolver as the recovery worker sees it, per catalog: retention status (epoch, cursor), the epoch API, leases, catch-up
- * pages cut from a {@link ChainWriter} history, the chain digest at a position, progress reports. Each catalog can be told to answer the status
+ * pages cut from a {@link ChainWriter} history, the chain digest at a position, progress reports. Each answer has
+ * the full shape of its contract record (the product reads them into those records). Each catalog can be told to answer the status
  * with a failure, catch-up with 410, or pages with a wrong digest. Exports are not served (503), so a rebuild the
  * worker starts fails at its export; tests only check that it started.
  */
@@ -41,6 +45,8 @@ final class FakeCatchUpResolver implements AutoCloseable {
     private final Map<String, Stream> streams = new ConcurrentHashMap<>();
     final List<String> requests = new CopyOnWriteArrayList<>();
     private final AtomicInteger leases = new AtomicInteger();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String AT = "2026-12-02T04:50:07.123456Z";
 
     FakeCatchUpResolver() {
         try {
@@ -63,7 +69,7 @@ final class FakeCatchUpResolver implements AutoCloseable {
 
     private void handle(HttpExchange ex) throws IOException {
         try (ex) {
-            ex.getRequestBody().readAllBytes();
+            byte[] request = ex.getRequestBody().readAllBytes();
             String method = ex.getRequestMethod();
             String path = ex.getRequestURI().getPath();
             requests.add(method + " " + path);
@@ -74,19 +80,29 @@ final class FakeCatchUpResolver implements AutoCloseable {
                     answer(ex, s.statusAnswer, "{\"code\":\"INTERNAL\"}");
                     return;
                 }
-                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"cursor\":" + s.events.size() + "}");
+                String catalog = path.substring(path.lastIndexOf('/') + 1);
+                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"cursor\":" + s.events.size() + ",\"prunedThrough\":0,"
+                        + "\"retainedEvents\":" + s.events.size() + ",\"blockedBy\":[],\"consumers\":[],\"leases\":[],"
+                        + "\"tenant\":\"acme\",\"catalog\":\"" + catalog + "\",\"minAge\":\"PT1H\",\"ripeThrough\":0,"
+                        + "\"pruneableThrough\":0,\"observedAt\":\"" + AT + "\"}");
             } else if (method.equals("GET") && path.startsWith("/v1/epochs/")) {
                 Stream s = stream(path.substring(path.lastIndexOf('/') + 1));
                 if (s.statusAnswer != 200) {
                     answer(ex, s.statusAnswer, "{\"code\":\"INTERNAL\"}");
                     return;
                 }
-                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"highWaterMark\":" + s.events.size()
-                        + ",\"history\":[]}");
+                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"issuedAt\":\"" + AT + "\",\"highWaterMark\":"
+                        + s.events.size() + ",\"history\":[{\"epoch\":" + s.epoch + ",\"issuedAt\":\"" + AT
+                        + "\",\"reason\":\"test\",\"issuer\":\"fake\"}]}");
             } else if (method.equals("POST") && path.equals("/v1/retention/leases")) {
-                answer(ex, 201, "{\"leaseId\":\"lease-" + leases.incrementAndGet() + "\"}");
+                JsonNode lease = JSON.readTree(request);
+                answer(ex, 201, "{\"leaseId\":\"" + new UUID(0x0190000000007000L, leases.incrementAndGet())
+                        + "\",\"pin\":" + stream(lease.path("catalog").stringValue()).events.size()
+                        + ",\"expiresAt\":\"" + AT + "\",\"tenant\":\"acme\",\"catalog\":\""
+                        + lease.path("catalog").stringValue() + "\",\"epoch\":" + lease.path("epoch").longValue()
+                        + ",\"owner\":\"" + lease.path("owner").stringValue() + "\"}");
             } else if (method.equals("POST") && path.endsWith("/renew")) {
-                answer(ex, 200, "{}");
+                answer(ex, 200, "{\"expiresAt\":\"" + AT + "\"}");
             } else if (method.equals("DELETE") && path.startsWith("/v1/retention/leases/")) {
                 answer(ex, 204, null);
             } else if (method.equals("PUT") && path.endsWith("/progress")) {

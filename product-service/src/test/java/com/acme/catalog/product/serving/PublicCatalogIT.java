@@ -171,6 +171,29 @@ class PublicCatalogIT extends ProductIT {
         assertProblem(get("/v1/catalog/acme/shoes/search?q=" + "x".repeat(300)), 400, "INVALID_BODY");
     }
 
+    /**
+     * Attributes are served as the stored jsonb text, not parsed and written again: still the JSON value the item was
+     * written with, escapes, non-ASCII text, numbers and nesting included, in the item read and in search hits.
+     */
+    @Test
+    void attributesAreServedAsTheValueTheItemWasWrittenWith() {
+        Stream s = new Stream(new StreamId("acme", "raw-attributes"));
+        ObjectNode attributes = CatalogHistory.attributes("Tr\"ail \\ runner \u00e9 \u2028 \uD83D\uDE00",
+                120, "blue");
+        attributes.put("ratio", 1.25).put("onSale", true).putNull("discontinued");
+        attributes.putArray("sizes").add(42).add("43\u00bd").addObject().put("eu", 44);
+        attributes.putObject("dimensions").put("a-long-key-first", 1).put("b", -2);
+        s.write(s.history.upsertItem("sku-raw", attributes));
+        s.write(s.history.putRelease("spring", "PUBLIC", Map.of("sku-raw", 1)));
+
+        ResponseEntity<JsonNode> item = get("/v1/catalog/acme/raw-attributes/items/sku-raw");
+        assertThat(item.getStatusCode().value()).as("%s", item.getBody()).isEqualTo(200);
+        assertThat(item.getBody().get("attributes")).isEqualTo(attributes);
+        JsonNode hits = get("/v1/catalog/acme/raw-attributes/search?q=runner").getBody().get("hits");
+        assertThat(hits).hasSize(1);
+        assertThat(hits.get(0).get("attributes")).isEqualTo(attributes);
+    }
+
     private List<String> hitIds(String q) {
         return hitIds("search", q);
     }

@@ -85,7 +85,7 @@ public final class BootstrapCommand {
                     a.options().chunkEvents(), a.options().chunkBytes());
             try {
                 ImportReport report = importer.importFile(a.stream(), a.file(), a.options(), new ProgressLine(err));
-                out.println(json.writeValueAsString(report.toJson()));
+                out.println(json.writeValueAsString(report.summary()));
                 err.printf("[bootstrap-import] completed: %d events, %d commits%n", report.committedEvents(),
                         report.commits());
                 return EXIT_OK;
@@ -97,11 +97,11 @@ public final class BootstrapCommand {
                 err.println("[bootstrap-import] file rejected, nothing written: " + e.getMessage());
                 return EXIT_REJECTED;
             } catch (ImportFailedException e) {
-                Map<String, Object> summary = e.report().toJson();
+                ImportSummary summary = e.report().summary();
                 out.println(json.writeValueAsString(summary));
                 err.println("[bootstrap-import] FAILED: " + e.getMessage());
-                if (summary.get("failure") instanceof Map<?, ?> failure) {
-                    err.println("[bootstrap-import] " + failure.get("action"));
+                if (summary.failure() != null) {
+                    err.println("[bootstrap-import] " + summary.failure().action());
                 }
                 return EXIT_FAILED;
             } catch (ApiException e) {

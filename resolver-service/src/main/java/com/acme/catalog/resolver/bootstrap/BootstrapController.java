@@ -37,7 +37,7 @@ class BootstrapController {
     }
 
     @PostMapping("/v1/streams/{tenant}/{catalog}/bootstrap-import")
-    Map<String, Object> importEvents(@PathVariable String tenant, @PathVariable String catalog,
+    ImportSummary importEvents(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) Integer chunkEvents, @RequestParam(required = false) Long chunkBytes,
             @RequestParam(required = false) Long maxEventBytes,
             @RequestParam(defaultValue = "false") boolean synchronousCommitOff,
@@ -52,7 +52,7 @@ class BootstrapController {
             try (InputStream body = request.getInputStream()) {
                 Files.copy(body, spool, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
-            return importer.importFile(stream, spool, options, ImportListener.NONE).toJson();
+            return importer.importFile(stream, spool, options, ImportListener.NONE).summary();
         } finally {
             Files.deleteIfExists(spool);
         }
@@ -78,6 +78,8 @@ class BootstrapController {
         }
     }
 
+    // The two problem answers stay maps: Problems.body is the one problem builder of both services, and these add
+    // one or two members to it (the first bad event, or the summary of what was committed)
     @ExceptionHandler(RejectedEventException.class)
     ResponseEntity<Map<String, Object>> rejected(RejectedEventException e, HttpServletRequest request) {
         Map<String, Object> body = Problems.body(e.code(), e.getMessage(), request.getRequestURI());
@@ -89,7 +91,7 @@ class BootstrapController {
     @ExceptionHandler(ImportFailedException.class)
     ResponseEntity<Map<String, Object>> failed(ImportFailedException e, HttpServletRequest request) {
         Map<String, Object> body = Problems.body(e.code(), e.getMessage(), request.getRequestURI());
-        body.put("import", e.report().toJson());
+        body.put("import", e.report().summary());
         return ResponseEntity.status(e.code().status()).contentType(Problems.PROBLEM_JSON).body(body);
     }
 }

@@ -11,8 +11,11 @@ import java.util.Map;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
 
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
 /**
- * What one import did, filled in as it runs; {@link #toJson()} is the machine-readable summary printed by the
+ * What one import did, filled in as it runs; {@link #summary()} is the machine-readable summary printed by the
  * command line and answered by the REST endpoint. Not thread-safe: one import, one thread.
  */
 public final class ImportReport {
@@ -46,7 +49,7 @@ public final class ImportReport {
     private long totalNanos;
     private long cpuStart = -1;
     private long cpuNanos;
-    private Map<String, Object> failure;
+    private ImportSummary.Failure failure;
 
     ImportReport(StreamId stream, ImportOptions options) {
         this.stream = stream;
@@ -120,34 +123,19 @@ public final class ImportReport {
         this.diagnoseNanos = diagnoseNanos;
         this.totalNanos = totalNanos;
         stopCpuClock();
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("chunk", chunk);
-        f.put("firstIndex", events.isEmpty() ? null : events.get(0).index());
-        f.put("lastIndex", events.isEmpty() ? null : events.get(events.size() - 1).index());
         List<String> ids = new ArrayList<>(events.size());
         events.forEach(e -> ids.add(e.id()));
-        f.put("eventIds", ids);
-        f.put("code", cause instanceof com.acme.catalog.contracts.ApiException a ? a.code().name() : null);
-        f.put("sqlState", ChunkCommitter.sqlState(cause));
-        f.put("message", ChunkCommitter.publicMessage(cause));
-        if (diagnosis != null) {
-            Map<String, Object> d = new LinkedHashMap<>();
-            d.put("index", diagnosis.index());
-            d.put("eventId", diagnosis.eventId());
-            d.put("sqlState", diagnosis.sqlState());
-            d.put("code", diagnosis.code());
-            d.put("message", diagnosis.message());
-            f.put("firstFailingEvent", d);
-        } else {
-            f.put("firstFailingEvent", null);
-        }
-        f.put("committedChunks", chunks);
-        f.put("committedEvents", committedEvents);
-        f.put("action", committedEvents == 0
+        ImportSummary.FailingEvent first = diagnosis == null ? null : new ImportSummary.FailingEvent(
+                diagnosis.index(), diagnosis.eventId(), diagnosis.sqlState(), diagnosis.code(), diagnosis.message());
+        String action = committedEvents == 0
                 ? "nothing was committed; fix the cause and run the import again"
                 : "the stream holds a partial import (chunks 1-" + chunks + "); empty the destination (or use "
-                        + "another stream), fix the cause and run the whole import again");
-        this.failure = f;
+                        + "another stream), fix the cause and run the whole import again";
+        this.failure = new ImportSummary.Failure(chunk, events.isEmpty() ? null : events.get(0).index(),
+                events.isEmpty() ? null : events.get(events.size() - 1).index(), ids,
+                cause instanceof com.acme.catalog.contracts.ApiException a ? a.code().name() : null,
+                ChunkCommitter.sqlState(cause), ChunkCommitter.publicMessage(cause), first, chunks, committedEvents,
+                action);
     }
 
     public Status status() {
@@ -162,69 +150,38 @@ public final class ImportReport {
         return chunks;
     }
 
-    public Map<String, Object> toJson() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("status", status.name());
-        m.put("tenant", stream.tenant());
-        m.put("catalog", stream.catalog());
-        m.put("epoch", epoch == 0 ? null : epoch);
-        m.put("events", events);
-        m.put("logicalTransactions", committedEvents);
-        m.put("firstPosition", committedEvents == 0 ? null : position - committedEvents + 1);
-        m.put("lastPosition", committedEvents == 0 ? null : position);
-        m.put("chainDigest", chainDigest);
-        m.put("inputBytes", inputBytes);
-        m.put("inputSha256", sha256);
-        m.put("chunks", chunkJson());
-        m.put("commits", chunks);
+    /** @return what the import did so far (the whole import once it completed or failed) */
+    public ImportSummary summary() {
         double seconds = totalNanos / 1e9;
-        m.put("eventsPerSecond", seconds > 0 ? round(committedEvents / seconds) : null);
-        m.put("commitsPerSecond", seconds > 0 ? round(chunks / seconds) : null);
-        Map<String, Object> t = new LinkedHashMap<>();
-        t.put("validateMs", millis(validateNanos));
-        t.put("parseMs", millis(parseNanos));
-        if (pipelined) {
-            // parse and prepare run on the preparing thread, overlapped with the writes; waitMs is what the
-            // writing thread spent waiting for the next prepared chunk
-            t.put("prepareMs", millis(prepareNanos));
-            t.put("waitMs", millis(waitNanos));
-        }
-        t.put("writeMs", millis(writeNanos));
-        t.put("commitMs", millis(commitNanos));
-        t.put("analyzeMs", millis(analyzeNanos));
-        t.put("analyzeRuns", analyzeRuns);
-        t.put("diagnoseMs", millis(diagnoseNanos));
-        t.put("totalMs", millis(totalNanos));
-        // CPU of the importing thread: far below totalMs means waiting (database, fsync, a busy machine)
-        t.put("importerCpuMs", millis(cpuNanos));
-        if (pipelined) {
-            t.put("preparerCpuMs", millis(preparerCpuNanos));
-        }
-        m.put("timings", t);
-        Map<String, Object> o = new LinkedHashMap<>();
-        o.put("chunkEvents", options.chunkEvents());
-        o.put("chunkBytes", options.chunkBytes());
-        o.put("maxEventBytes", options.maxEventBytes());
-        o.put("synchronousCommitOff", options.synchronousCommitOff());
-        o.put("diagnoseFailedChunk", options.diagnoseFailedChunk());
-        o.put("batchedStatements", options.batched());
-        m.put("options", o);
-        if (failure != null) {
-            m.put("failure", failure);
-        }
-        return m;
+        return new ImportSummary(status, stream.tenant(), stream.catalog(), epoch == 0 ? null : epoch, events,
+                committedEvents, committedEvents == 0 ? null : position - committedEvents + 1,
+                committedEvents == 0 ? null : position, chainDigest, inputBytes, sha256, chunkStats(), chunks,
+                seconds > 0 ? round(committedEvents / seconds) : null, seconds > 0 ? round(chunks / seconds) : null,
+                timings(), new ImportSummary.Options(options.chunkEvents(), options.chunkBytes(),
+                        options.maxEventBytes(), options.synchronousCommitOff(), options.diagnoseFailedChunk(),
+                        options.batched()), failure);
     }
 
-    private Map<String, Object> chunkJson() {
+    private static final JsonMapper MAP_VIEW = JsonMapper.builder().build();
+
+    /** @return {@link #summary()} as a map of its JSON members, for callers that look members up by name */
+    public Map<String, Object> toJson() {
+        return MAP_VIEW.convertValue(summary(), new TypeReference<LinkedHashMap<String, Object>>() { });
+    }
+
+    private ImportSummary.Timings timings() {
+        // parse and prepare run on the preparing thread, overlapped with the writes; waitMs is what the writing
+        // thread spent waiting for the next prepared chunk
+        // CPU of the importing thread: far below totalMs means waiting (database, fsync, a busy machine)
+        return new ImportSummary.Timings(millis(validateNanos), millis(parseNanos),
+                pipelined ? millis(prepareNanos) : null, pipelined ? millis(waitNanos) : null, millis(writeNanos),
+                millis(commitNanos), millis(analyzeNanos), analyzeRuns, millis(diagnoseNanos), millis(totalNanos),
+                millis(cpuNanos), pipelined ? millis(preparerCpuNanos) : null);
+    }
+
+    private ImportSummary.Chunks chunkStats() {
         int[] sizes = Arrays.copyOf(chunkSizes, chunks);
         Arrays.sort(sizes);
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("count", chunks);
-        c.put("minEvents", chunks == 0 ? null : sizes[0]);
-        c.put("meanEvents", chunks == 0 ? null : round((double) committedEvents / chunks));
-        c.put("p50Events", chunks == 0 ? null : percentile(sizes, 0.50));
-        c.put("p95Events", chunks == 0 ? null : percentile(sizes, 0.95));
-        c.put("maxEvents", chunks == 0 ? null : sizes[chunks - 1]);
         // power-of-two buckets: "1", "2-3", "4-7", ... "256-511"
         Map<String, Integer> histogram = new LinkedHashMap<>();
         for (int s : sizes) {
@@ -232,8 +189,10 @@ public final class ImportReport {
             String bucket = low == 1 ? "1" : low + "-" + (low * 2 - 1);
             histogram.merge(bucket, 1, Integer::sum);
         }
-        c.put("sizeHistogram", histogram);
-        return c;
+        boolean none = chunks == 0;
+        return new ImportSummary.Chunks(chunks, none ? null : sizes[0],
+                none ? null : round((double) committedEvents / chunks), none ? null : percentile(sizes, 0.50),
+                none ? null : percentile(sizes, 0.95), none ? null : sizes[chunks - 1], histogram);
     }
 
     private static int percentile(int[] sorted, double p) {

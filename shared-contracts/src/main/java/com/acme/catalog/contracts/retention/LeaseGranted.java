@@ -1,6 +1,7 @@
 package com.acme.catalog.contracts.retention;
 
 import java.time.Instant;
+import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -9,4 +10,8 @@ import java.util.UUID;
  */
 public record LeaseGranted(UUID leaseId, long pin, Instant expiresAt, String tenant, String catalog, long epoch,
         String owner) {
+
+    public LeaseGranted {
+        Objects.requireNonNull(leaseId, "leaseId"); // the product renews and releases the lease by it
+    }
 }

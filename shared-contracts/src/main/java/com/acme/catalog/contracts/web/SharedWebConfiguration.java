@@ -9,6 +9,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.apache.catalina.core.StandardHost;
 import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
 import org.springframework.boot.tomcat.TomcatContextCustomizer;
@@ -34,6 +35,7 @@ import tools.jackson.databind.ObjectMapper;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @Import({ApiExceptionHandler.class, CleanTextBodyAdvice.class})
+@EnableConfigurationProperties(BodyLimitProperties.class)
 public class SharedWebConfiguration {
 
     /** JSON only: no XML converter, and an {@code Accept} without JSON is 406 before any handler runs. */
@@ -154,10 +156,9 @@ public class SharedWebConfiguration {
      * beans (the resolver's bootstrap import, its evidence intake, the product's inbox).
      */
     @Bean
-    FilterRegistrationBean<BodyLimitFilter> bodyLimitFilter(ObjectMapper json,
-            @Value("${http.max-body-bytes:1048576}") long maxBody,
+    FilterRegistrationBean<BodyLimitFilter> bodyLimitFilter(ObjectMapper json, BodyLimitProperties limits,
             ObjectProvider<BodyLimitFilter.RouteLimit> routeLimits) {
-        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(maxBody, Map.of(),
+        var registration = new FilterRegistrationBean<>(new BodyLimitFilter(limits.maxBodyBytes(), Map.of(),
                 routeLimits.orderedStream().toList(), json));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         return registration;

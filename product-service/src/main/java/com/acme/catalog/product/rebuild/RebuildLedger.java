@@ -1,0 +1,74 @@
+package com.acme.catalog.product.rebuild;
+
+import java.util.UUID;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.recovery.WorkerFence;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * A rebuild's bookkeeping: each change of its row (phase, worker, restart, hand-over, failure) written together with
+ * the phase gauge it moves, and each applied page's progress with its counters, so that the row operators read
+ * ({@code GET /v1/rebuilds/{id}}) and the metrics never tell different stories.
+ */
+@Component
+class RebuildLedger {
+
+    private static final Logger log = LoggerFactory.getLogger(RebuildLedger.class);
+
+    private final RebuildRepository rebuilds;
+    private final RebuildMetrics metrics;
+
+    RebuildLedger(RebuildRepository rebuilds, RebuildMetrics metrics) {
+        this.rebuilds = rebuilds;
+        this.metrics = metrics;
+    }
+
+    /** A new rebuild of {@code stream}, LEASING under {@code fence}. */
+    void started(UUID id, StreamId stream, WorkerFence fence) {
+        rebuilds.insert(id, stream);
+        worker(id, fence);
+        metrics.phase(stream, RebuildPhase.LEASING);
+    }
+
+    /** The attempt about to run is under {@code fence}. */
+    void worker(UUID id, WorkerFence fence) {
+        rebuilds.worker(id, fence.owner(), fence.fence());
+    }
+
+    void phase(Attempt a, RebuildPhase phase) {
+        rebuilds.phase(a.id, phase);
+        metrics.phase(a.stream, phase);
+    }
+
+    /** The rebuild starts over from a new export (LEASING again), its attempt counted. */
+    void restarted(UUID id, StreamId stream, String why) {
+        rebuilds.restart(id, why);
+        metrics.phase(stream, RebuildPhase.LEASING);
+    }
+
+    /** The rebuild is left unfinished for the next holder of the stream's worker lease. */
+    void handOver(UUID id, StreamId stream, String why) {
+        log.warn("{}: rebuild {} left for the next holder of the worker lease: {}", stream, id, why);
+        rebuilds.handover(id, why);
+    }
+
+    void failed(UUID id, StreamId stream, String error) {
+        rebuilds.fail(id, error);
+        metrics.phase(stream, RebuildPhase.FAILED);
+    }
+
+    /** @return the rebuild's phase name, {@code ?} when its row is gone */
+    String phaseOf(UUID id) {
+        return rebuilds.find(id).map(r -> r.phase().name()).orElse("?");
+    }
+
+    /** {@code events} more were applied to the attempt's shadow, now processed through {@code appliedPosition}. */
+    void caughtUp(Attempt a, long appliedPosition, int events) {
+        rebuilds.progress(a.id, appliedPosition, events);
+        metrics.caughtUp(a, events);
+    }
+}
