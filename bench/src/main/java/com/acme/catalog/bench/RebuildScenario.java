@@ -209,7 +209,10 @@ final class RebuildScenario implements Scenario {
         return Latencies.round(n.path(key).asLong() / 1000.0);
     }
 
-    /** N items (revision 1), N/1000 PUBLIC releases of 500 items, 1000 mappings, 10 policies, cursor at N. */
+    /**
+     * N items (revision 1), N/1000 PUBLIC releases of 500 items with their revisions, 1000 mappings, 10 policies,
+     * cursor at N.
+     */
     private static void seed(TestDatabase db, int items) throws Exception {
         try (Connection c = db.connect(); Statement st = c.createStatement()) {
             st.execute("SET search_path = resolver");
@@ -236,6 +239,16 @@ final class RebuildScenario implements Scenario {
                            1, r
                       FROM generate_series(0, %d) r
                     """.formatted(T, C, items / 1000 - 1));
+            // each release's revision history, as the write path records it: the product's load takes a release's
+            // position from its revision and refuses an export whose current release has none (ReleasePositions)
+            st.execute("""
+                    INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content,
+                                                   deleted, epoch, position, event_id)
+                    SELECT tenant, catalog, 'release', release_id, revision,
+                           jsonb_build_object('visibility', visibility, 'items', items), false, epoch, position,
+                           gen_random_uuid()
+                      FROM release WHERE tenant = '%s' AND catalog = '%s'
+                    """.formatted(T, C));
             st.execute("""
                     INSERT INTO mapping (tenant, catalog, mapping_id, revision, source, target, epoch, position)
                     SELECT '%s', '%s', 'map-' || g, 1, 'sku-' || g, 'sku-' || (g + 1), 1, g
