@@ -415,13 +415,14 @@ final class Checker {
                 }
             }
             try (ResultSet rs = s.executeQuery("""
-                    SELECT error, count(*) FROM fault_audit.rebuild_step WHERE phase = 'FAILED'
-                     GROUP BY error ORDER BY count(*) DESC LIMIT 10
+                    SELECT left(coalesce(error, 'null'), 160), count(*) FROM fault_audit.rebuild_step
+                     WHERE phase = 'FAILED' GROUP BY 1 ORDER BY count(*) DESC LIMIT 10
                     """)) {
+                // grouped by the shortened message: messages differing only after it (ids, times) count together
+                // instead of overwriting each other's count under one key
                 Map<String, Long> failed = new java.util.LinkedHashMap<>();
                 while (rs.next()) {
-                    String e = rs.getString(1);
-                    failed.put(e == null ? "null" : e.length() > 160 ? e.substring(0, 160) : e, rs.getLong(2));
+                    failed.put(rs.getString(1), rs.getLong(2));
                 }
                 rebuilds.put("failedBecause", failed);
             }
