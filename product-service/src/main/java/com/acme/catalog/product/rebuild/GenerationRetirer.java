@@ -2,6 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import java.util.List;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -9,6 +10,12 @@ import org.springframework.stereotype.Component;
  * Retires generations: marks them RETIRED, then detaches their partitions with {@code DETACH PARTITION …
  * CONCURRENTLY} (outside any transaction: it takes only SHARE UPDATE EXCLUSIVE on the parents, so other streams'
  * reads and writes go on) and drops the detached tables. Never retires a serving generation.
+ *
+ * <p>A concurrent detach runs in two transactions; one interrupted between them (a cut connection, a cancel, a
+ * restart of either side) leaves the partition <em>pending detach</em>, and PostgreSQL then refuses every
+ * {@code DETACH … CONCURRENTLY} of that parent's partitions, not only of that one (SQL state 55000). So each retire
+ * first finishes what is pending with {@code DETACH PARTITION … FINALIZE}: retiring is idempotent whatever an earlier
+ * attempt left. Found by the fault suite (docs/spk-05.md): without it, every later rebuild ended FAILED.
  */
 @Component
 class GenerationRetirer {
@@ -19,13 +26,22 @@ class GenerationRetirer {
                AND NOT EXISTS (SELECT 1 FROM serving_generation s WHERE s.generation_id = ?)
             """;
     private static final String SQL_TABLES = "SELECT unnest(generation_tables())";
+    /** No row: not attached; false: attached; true: attached, pending detach. */
     private static final String SQL_ATTACHED = """
-            SELECT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                            WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace)
+            SELECT i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+             WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace
             """;
-    private static final String SQL_EXISTS = "SELECT to_regclass(?) IS NOT NULL";
+    private static final String SQL_PENDING = """
+            SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+             WHERE i.inhparent = to_regclass(?) AND i.inhdetachpending
+            """;
+    /** BUILDING generations, and RETIRED ones a retire cut short left tables of. */
     private static final String SQL_BUILDING_OF = """
-            SELECT generation_id FROM generation WHERE status = 'BUILDING' AND tenant = ? AND catalog = ?
+            SELECT generation_id FROM generation g
+             WHERE tenant = ? AND catalog = ?
+               AND (status = 'BUILDING'
+                    OR status = 'RETIRED' AND EXISTS (SELECT 1 FROM unnest(generation_tables()) t
+                                                       WHERE to_regclass(t || '_g' || g.generation_id) IS NOT NULL))
             """;
 
     private final JdbcClient jdbc;
@@ -40,18 +56,41 @@ class GenerationRetirer {
             return false;
         }
         for (String table : jdbc.sql(SQL_TABLES).query(String.class).list()) {
+            finishPendingDetaches(table);
             String part = table + "_g" + generationId;
-            if (jdbc.sql(SQL_ATTACHED).params(part).query(Boolean.class).single()) {
+            if (jdbc.sql(SQL_ATTACHED).params(part).query(Boolean.class).optional().isPresent()) {
                 jdbc.sql("ALTER TABLE " + table + " DETACH PARTITION " + part + " CONCURRENTLY").update();
             }
-            if (jdbc.sql(SQL_EXISTS).params(part).query(Boolean.class).single()) {
-                jdbc.sql("DROP TABLE " + part).update();
-            }
+            jdbc.sql("DROP TABLE IF EXISTS " + part).update();
         }
         return true;
     }
 
-    /** Retires the stream's BUILDING generations except {@code keep}: those of rebuilds no one runs any more. */
+    /**
+     * Finishes and drops every partition of {@code table} left pending detach, whatever generation it belongs to:
+     * while one is pending, PostgreSQL refuses to detach any other partition of the same parent concurrently, so
+     * one interrupted retire would otherwise block every later retire of every stream. Only a retire detaches, so
+     * a pending partition belongs to a RETIRED generation. A detach still running in another session holds the
+     * parent's lock: the FINALIZE waits for it, then finds nothing left to do.
+     */
+    private void finishPendingDetaches(String table) {
+        for (String part : jdbc.sql(SQL_PENDING).params(table).query(String.class).list()) {
+            try {
+                jdbc.sql("ALTER TABLE " + table + " DETACH PARTITION " + part + " FINALIZE").update();
+            } catch (DataAccessException e) {
+                if (jdbc.sql(SQL_ATTACHED).params(part).query(Boolean.class).optional().orElse(false)) {
+                    throw e;
+                }
+                // another session's detach finished it meanwhile
+            }
+            jdbc.sql("DROP TABLE IF EXISTS " + part).update();
+        }
+    }
+
+    /**
+     * Retires the stream's BUILDING generations except {@code keep} (those of rebuilds no one runs any more), and
+     * finishes the RETIRED ones whose retire was cut short (their tables left).
+     */
     List<Long> retireBuilding(com.acme.catalog.contracts.StreamId stream, java.util.Set<Long> keep) {
         List<Long> building = jdbc.sql(SQL_BUILDING_OF).params(stream.tenant(), stream.catalog()).query(Long.class)
                 .list().stream().filter(g -> !keep.contains(g)).toList();

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -12,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
 
@@ -28,6 +33,9 @@ import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.product.projection.ProjectionWriter;
 import com.acme.catalog.product.support.ProductIT;
 
+import javax.sql.DataSource;
+
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -54,6 +62,8 @@ class ShadowLoaderIT extends ProductIT {
     GenerationRetirer retirer;
     @Autowired
     PlatformTransactionManager tm;
+    @Autowired
+    DataSource dataSource;
 
     @Test
     void loadsIntoAttachedPartitionsWithTheParentsIndexesBuiltOnce() throws Exception {
@@ -152,6 +162,70 @@ class ShadowLoaderIT extends ProductIT {
         assertThat(retirer.retireBuilding(STREAM, Set.of())).contains(g);
         assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", g))
                 .isZero();
+    }
+
+    /**
+     * A concurrent detach commits "pending" in its first transaction and waits for the partition's lockers in its
+     * second; its connection cut there leaves the partition pending detach, and PostgreSQL then refuses to detach
+     * any partition of that parent concurrently (55000). The next retire, of any generation, must finish it (the
+     * fault suite's finding).
+     */
+    @Test
+    void aDetachCutBetweenItsTwoTransactionsIsFinishedByTheNextRetire() throws Exception {
+        String key = export("pending-" + UUID.randomUUID(), 20, false);
+        long g = loader.load(STREAM, key, manifest(key), rows -> { }).generationId();
+        long other = loader.load(STREAM, key, manifest(key), rows -> { }).generationId();
+        String part = "item_g" + g;
+
+        try (Connection reader = dataSource.getConnection(); Connection detacher = dataSource.getConnection()) {
+            reader.setAutoCommit(false);
+            try (Statement st = reader.createStatement()) {
+                st.execute("SELECT count(*) FROM " + part); // holds ACCESS SHARE on the partition until rollback
+            }
+            int pid;
+            try (Statement st = detacher.createStatement(); var rs = st.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                pid = rs.getInt(1);
+            }
+            CompletableFuture<Void> detach = CompletableFuture.runAsync(() -> {
+                try (Statement st = detacher.createStatement()) {
+                    st.execute("ALTER TABLE item DETACH PARTITION " + part + " CONCURRENTLY");
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count(
+                    "SELECT count(*) FROM pg_inherits WHERE inhrelid = to_regclass(?) AND inhdetachpending", part)
+                    == 1);
+            jdbc.sql("SELECT pg_terminate_backend(?)").params(pid).query(Boolean.class).single();
+            assertThatThrownBy(detach::join).hasRootCauseInstanceOf(SQLException.class);
+            reader.rollback();
+        }
+        assertThat(count("SELECT count(*) FROM pg_inherits WHERE inhrelid = to_regclass(?) AND inhdetachpending",
+                part)).as("left pending detach").isOne();
+
+        assertThat(retirer.retire(other)).as("another generation's retire").isTrue();
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", other))
+                .as("every partition of it detached and dropped").isZero();
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname = ?", part)).as("the pending one finished")
+                .isZero();
+
+        assertThat(retirer.retire(g)).isTrue();
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", g))
+                .as("the rest of the interrupted generation").isZero();
+        assertThat(retirer.retire(g)).as("and retiring again is a no-op").isTrue();
+    }
+
+    @Test
+    void aRetireCutShortAfterItsMarkIsFinishedByTheNextTakeover() throws Exception {
+        String key = export("cut-retire-" + UUID.randomUUID(), 10, false);
+        long g = loader.load(STREAM, key, manifest(key), rows -> { }).generationId();
+        jdbc.sql("UPDATE generation SET status = 'RETIRED' WHERE generation_id = ?").params(g).update();
+
+        assertThat(retirer.retireBuilding(STREAM, Set.of())).contains(g);
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", g))
+                .isZero();
+        assertThat(retirer.retireBuilding(STREAM, Set.of())).doesNotContain(g);
     }
 
     private List<String> publicView(long g) {
