@@ -66,6 +66,7 @@ abstract class AbstractExportIT extends ResolverIT {
                    AND LEAST(?, c.position) > coalesce((SELECT max(w.through) FROM outbox_publish w
                                                          WHERE w.tenant = c.tenant AND w.catalog = c.catalog
                                                            AND w.epoch = c.epoch), 0)
+                ON CONFLICT DO NOTHING
                 """).params(position, 0, s.tenant(), s.catalog(), position).update();
     }
 

@@ -58,6 +58,7 @@ abstract class AbstractRetentionIT extends ResolverIT {
                    AND LEAST(?, c.position) > coalesce((SELECT max(w.through) FROM outbox_publish w
                                                          WHERE w.tenant = c.tenant AND w.catalog = c.catalog
                                                            AND w.epoch = c.epoch), 0)
+                ON CONFLICT DO NOTHING
                 """).params(position, age.toSeconds(), s.tenant(), s.catalog(), position).update();
     }
 
