@@ -129,7 +129,7 @@ final class PruneScenario implements Scenario {
             try (PreparedStatement ps = c.prepareStatement("""
                     INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id,
                                         transaction_ordinal, transaction_count, event_type, aggregate_type,
-                                        aggregate_id, revision, wire, chain_digest, occurred_at, published_at)
+                                        aggregate_id, revision, wire, chain_digest, occurred_at)
                     SELECT ?, ?, 1, g, e, t, 0, 1, 'ItemUpserted', 'item', 'seed-' || (g % 5000), g / 5000 + 1,
                            format('{"tenant":"%s","catalog":"%s","epoch":1,"position":%s,"eventId":"%s",'
                                   '"transactionId":"%s","transactionOrdinal":0,"transactionCount":1,'
@@ -138,7 +138,7 @@ final class PruneScenario implements Scenario {
                                   '"payload":{"attributes":{"name":"seeded item %s","price":%s}}}',
                                   ?, ?, g, e, t, g % 5000, g / 5000 + 1, g, g % 997),
                            encode(sha256(convert_to(g::text, 'UTF8')), 'hex'),
-                           now() - interval '3 hours', now() - interval '2 hours'
+                           now() - interval '3 hours'
                       FROM (SELECT g, gen_random_uuid() AS e, gen_random_uuid() AS t
                               FROM generate_series(1, ?) g) s
                     """)) {
@@ -147,6 +147,14 @@ final class PruneScenario implements Scenario {
                 ps.setString(3, TENANT);
                 ps.setString(4, CATALOG);
                 ps.setInt(5, n);
+                ps.executeUpdate();
+            }
+            // one publish batch covering all n rows, two hours ago
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_publish (tenant, catalog, epoch, "
+                    + "through, published_at) VALUES (?, ?, 1, ?, now() - interval '2 hours')")) {
+                ps.setString(1, TENANT);
+                ps.setString(2, CATALOG);
+                ps.setLong(3, n);
                 ps.executeUpdate();
             }
             st.execute("VACUUM ANALYZE outbox");

@@ -401,8 +401,8 @@ class OutboxRelay implements SmartLifecycle {
      * commits, at most once per {@code relay.publish-interval}, only the streams delivered or committed to since the
      * last tick; once per poll interval, every stream whose cursor is ahead of what this instance knows is published
      * (lost notifications, progress reported without a delivery, other instances' commits). Each stream's
-     * published-through position is remembered, so a tick reads only rows above it; the outbox's partial index of
-     * unpublished rows is read once per stream and process, when nothing is remembered yet.
+     * published-through position is remembered, so the poll skips streams whose watermark is at their head; a
+     * publish is one insert into {@code outbox_publish} per batch, never an update of outbox rows.
      */
     private void publishTick() {
         boolean pollDue = System.nanoTime() - lastPublishNanos >= props.pollInterval().toNanos();
@@ -444,12 +444,10 @@ class OutboxRelay implements SmartLifecycle {
     }
 
     private void publish(StreamEpoch s) {
-        Long known = publishedThrough.get(s);
-        long after = known != null ? known : repo.publishedThrough(s.stream(), s.epoch());
-        Published done = repo.publish(s.stream(), s.epoch(), after);
-        // a push consumer registered behind the published prefix brings the target below what is published already;
-        // rows at or below `after` stay published either way (a cursor that went back is caught by the poll)
-        publishedThrough.put(s, Math.max(after, done.through()));
+        // one statement reads the watermark and advances it; a push consumer registered behind the published prefix
+        // brings the target below the watermark, which stays (a cursor that went back is caught by the poll)
+        Published done = repo.publish(s.stream(), s.epoch());
+        publishedThrough.put(s, done.through());
     }
 
     private static String abbreviate(String s) {

@@ -19,7 +19,7 @@ import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Delivery cursors, claims and the published mark. All expiry and backoff decisions use database time.
+ * Delivery cursors, claims and the published watermark ({@code outbox_publish}). All expiry and backoff decisions use database time.
  *
  * <p>The relay's own bookkeeping (claims, delivery cursors, published marks) commits with
  * {@code synchronous_commit = off}: it is on the path between two deliveries, and losing its last commits to a
@@ -121,10 +121,12 @@ class RelayRepository {
             """;
     /**
      * Publishes the prefix every push consumer of the stream has been delivered (or has durably processed);
-     * with no push consumer there is nobody to deliver to and everything committed is published. Only rows above
-     * {@code after} are looked at (every row at or below it is published already), so a call costs the rows it
-     * publishes, not the stream's retained outbox. Answers the target: every row at or below it is published
-     * once this commits.
+     * with no push consumer there is nobody to deliver to and everything committed is published. Published rows
+     * are a prefix, so the mark is one {@code outbox_publish} row per batch (through, clock_timestamp()), inserted
+     * only above the current watermark: the watermark never moves back, and no outbox row is updated. Answers the
+     * watermark once this commits (the target, or the previous watermark when a push consumer registered behind it
+     * holds the target lower) and how many positions this call published (positions above the watermark are
+     * gapless and never pruned).
      */
     private static final String SQL_PUBLISH = """
             WITH target AS (
@@ -135,22 +137,22 @@ class RelayRepository {
                                                       AND d.catalog = c.catalog AND d.epoch = c.epoch
                            WHERE c.tenant = ? AND c.catalog = ? AND c.epoch = ? AND c.delivery_url IS NOT NULL),
                          (SELECT position FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ?),
-                         0) AS through
+                         0) AS through,
+                       coalesce((SELECT max(through) FROM outbox_publish
+                                  WHERE tenant = ? AND catalog = ? AND epoch = ?), 0) AS watermark
             ), marked AS (
-                UPDATE outbox o SET published_at = clock_timestamp()
-                  FROM target t
-                 WHERE o.tenant = ? AND o.catalog = ? AND o.epoch = ? AND o.published_at IS NULL
-                   AND o.position > ? AND o.position <= t.through
-                RETURNING 1
+                INSERT INTO outbox_publish (tenant, catalog, epoch, through, published_at)
+                SELECT ?, ?, ?, t.through, clock_timestamp() FROM target t WHERE t.through > t.watermark
+                ON CONFLICT (tenant, catalog, epoch, through) DO NOTHING
+                RETURNING through
             )
-            SELECT t.through, (SELECT count(*) FROM marked) AS marked FROM target t
+            SELECT GREATEST(t.through, t.watermark),
+                   coalesce((SELECT max(m.through) FROM marked m) - t.watermark, 0) AS marked
+              FROM target t
             """;
-    /** Where publishing starts: just below the first unpublished row (the partial index), else the cursor. */
+    /** The watermark: every row at or below it is published. */
     private static final String SQL_PUBLISHED_THROUGH = """
-            SELECT coalesce((SELECT min(position) - 1 FROM outbox
-                              WHERE tenant = ? AND catalog = ? AND epoch = ? AND published_at IS NULL),
-                            (SELECT position FROM stream_cursor WHERE tenant = ? AND catalog = ? AND epoch = ?),
-                            0)
+            SELECT coalesce((SELECT max(through) FROM outbox_publish WHERE tenant = ? AND catalog = ? AND epoch = ?), 0)
             """;
     /** Every stream epoch and its head: the publisher compares them with what it knows is published. */
     private static final String SQL_HEADS = """
@@ -236,20 +238,21 @@ class RelayRepository {
     }
 
     /**
-     * Marks published what every push consumer of (s, epoch) has, looking only above {@code after}.
+     * Marks published what every push consumer of (s, epoch) has: one watermark row, whatever the batch size.
      *
-     * @return the position through which every row is published, and how many rows this call marked
+     * @return the position through which every row is published, and how many rows this call published
      */
-    Published publish(StreamId s, long epoch, long after) {
+    Published publish(StreamId s, long epoch) {
         return asyncCommit(SQL_PUBLISH, rs -> {
             rs.next();
             return new Published(rs.getLong(1), rs.getInt(2));
-        }, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch, after);
+        }, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch,
+                s.tenant(), s.catalog(), epoch);
     }
 
-    /** The position below which (inclusive) every row of (s, epoch) is published, read from the outbox. */
+    /** The position below which (inclusive) every row of (s, epoch) is published: the watermark. */
     long publishedThrough(StreamId s, long epoch) {
-        return jdbc.sql(SQL_PUBLISHED_THROUGH).params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch)
+        return jdbc.sql(SQL_PUBLISHED_THROUGH).params(s.tenant(), s.catalog(), epoch)
                 .query(Long.class).single();
     }
 
@@ -299,7 +302,7 @@ class RelayRepository {
     record Head(StreamEpoch stream, long position) {
     }
 
-    /** What one publish call did: every row at or below {@code through} is published; it marked {@code marked}. */
+    /** What one publish call did: every row at or below {@code through} is published; it published {@code marked}. */
     record Published(long through, int marked) {
     }
 }

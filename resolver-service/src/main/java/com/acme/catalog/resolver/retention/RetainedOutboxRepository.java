@@ -17,45 +17,70 @@ import org.springframework.stereotype.Repository;
 @Repository
 class RetainedOutboxRepository {
 
+    /** The watermark: every position at or below it is published (one probe of the batch log's key). */
+    private static final String WATERMARK = """
+            coalesce((SELECT max(w.through) FROM outbox_publish w
+                       WHERE w.tenant = ? AND w.catalog = ? AND w.epoch = ?), 0)""";
+    /**
+     * The ripe limit: every position at or below it was published at least min-age ago by the database clock. A
+     * position was published by the first batch whose {@code through} reaches it, so the ripe prefix ends at the
+     * newest batch below the first batch that is younger than min-age. (The relay inserts batches in order, so
+     * that is the newest old-enough batch; the longer form never counts a row ripe from a later batch.)
+     * Parameters: tenant, catalog, epoch, tenant, catalog, epoch, min-age seconds.
+     */
+    private static final String RIPE_LIMIT = """
+            coalesce((SELECT max(w.through) FROM outbox_publish w
+                       WHERE w.tenant = ? AND w.catalog = ? AND w.epoch = ?
+                         AND w.through < coalesce((SELECT min(u.through) FROM outbox_publish u
+                                                    WHERE u.tenant = ? AND u.catalog = ? AND u.epoch = ?
+                                                      AND u.published_at
+                                                          > clock_timestamp() - make_interval(secs => ?)),
+                                                  9223372036854775807)), 0)""";
     /*
      * One ordered pass over the rows above P (through an upper bound): expected is the position a gapless
      * prefix would have at that row, so the first row whose position differs marks a gap; "ripe" rows are
-     * published at least min-age ago by the database clock. The prunable prefix ends just before the first gap
-     * or unripe row.
+     * at or below the ripe limit (published at least min-age ago by the database clock). The prunable prefix ends
+     * just before the first gap or unripe row.
      */
     private static final String SQL_SCAN = """
             SELECT count(*) AS retained,
                    min(expected) FILTER (WHERE position <> expected) AS first_missing,
-                   min(position) FILTER (WHERE published_at IS NULL) AS first_unpublished,
-                   min(expected - 1) FILTER (WHERE position <> expected OR NOT ripe) AS ripe_stop
-              FROM (SELECT position, published_at,
-                           ? + row_number() OVER (ORDER BY position) AS expected,
-                           (published_at IS NOT NULL
-                            AND published_at <= clock_timestamp() - make_interval(secs => ?)) AS ripe
-                      FROM outbox
-                     WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?) t
-            """;
+                   min(position) FILTER (WHERE position > m.watermark) AS first_unpublished,
+                   min(expected - 1) FILTER (WHERE position <> expected OR position > m.ripe) AS ripe_stop
+              FROM (SELECT %s AS watermark, %s AS ripe) m,
+                   LATERAL (SELECT position, ? + row_number() OVER (ORDER BY position) AS expected
+                              FROM outbox
+                             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?) t
+            """.formatted(WATERMARK, RIPE_LIMIT);
     private static final String SQL_EVENT_ID = """
             SELECT event_id FROM outbox WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ?
             """;
-    /** The partial index {@code outbox_unpublished} answers this with one probe. */
+    /** The first retained row above the watermark (and above {@code after}): one probe of the primary key. */
     private static final String SQL_FIRST_UNPUBLISHED = """
             SELECT min(position) FROM outbox
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND published_at IS NULL
-            """;
+             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > GREATEST(?, %s)
+            """.formatted(WATERMARK);
     /**
-     * Walks the primary key upward from {@code after} and stops at the first row that is not ripe (same test as
-     * {@link #SQL_SCAN}), so it reads the rows that ripened since the last look plus one.
+     * The first row in (after, through] that is not ripe (same test as {@link #SQL_SCAN}): one probe of the
+     * primary key above the ripe limit.
      */
     private static final String SQL_FIRST_UNRIPE = """
             SELECT position FROM outbox
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?
-               AND (published_at IS NULL OR published_at > clock_timestamp() - make_interval(secs => ?))
+             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > GREATEST(?, %s) AND position <= ?
              ORDER BY position
              LIMIT 1
-            """;
+            """.formatted(RIPE_LIMIT);
     private static final String SQL_DELETE_RANGE = """
             DELETE FROM outbox WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?
+            """;
+    /**
+     * Prunes the batch log with the outbox: batches at or below the new P bound no retained row, except the
+     * newest of all, which is the watermark.
+     */
+    private static final String SQL_DELETE_PUBLISHED = """
+            DELETE FROM outbox_publish
+             WHERE tenant = ? AND catalog = ? AND epoch = ? AND through <= ?
+               AND through < (SELECT max(through) FROM outbox_publish WHERE tenant = ? AND catalog = ? AND epoch = ?)
             """;
 
     private final JdbcClient jdbc;
@@ -67,7 +92,8 @@ class RetainedOutboxRepository {
     /** Scans the outbox rows of (s, epoch) in (p, upTo]. */
     Scan scan(StreamId s, long epoch, long p, long upTo, Duration minAge) {
         return jdbc.sql(SQL_SCAN)
-                .params(p, minAge.toMillis() / 1000.0, s.tenant(), s.catalog(), epoch, p, upTo)
+                .params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch,
+                        minAge.toMillis() / 1000.0, p, s.tenant(), s.catalog(), epoch, p, upTo)
                 .query((rs, n) -> {
                     long retained = rs.getLong("retained");
                     long firstMissing = rs.getLong("first_missing");
@@ -85,9 +111,10 @@ class RetainedOutboxRepository {
         return jdbc.sql(SQL_EVENT_ID).params(s.tenant(), s.catalog(), epoch, position).query(UUID.class).optional();
     }
 
-    /** The first row of (s, epoch) above {@code after} without {@code published_at}, if any. */
+    /** The first row of (s, epoch) above {@code after} and above the published watermark, if any. */
     OptionalLong firstUnpublished(StreamId s, long epoch, long after) {
-        return jdbc.sql(SQL_FIRST_UNPUBLISHED).params(s.tenant(), s.catalog(), epoch, after).query((rs, n) -> {
+        return jdbc.sql(SQL_FIRST_UNPUBLISHED).params(s.tenant(), s.catalog(), epoch, after, s.tenant(), s.catalog(),
+                epoch).query((rs, n) -> {
             long first = rs.getLong(1);
             return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(first);
         }).single();
@@ -96,13 +123,20 @@ class RetainedOutboxRepository {
     /** The first row of (s, epoch) in (after, through] that is unpublished or published less than min-age ago. */
     OptionalLong firstUnripe(StreamId s, long epoch, long after, long through, Duration minAge) {
         return jdbc.sql(SQL_FIRST_UNRIPE)
-                .params(s.tenant(), s.catalog(), epoch, after, through, minAge.toMillis() / 1000.0)
+                .params(s.tenant(), s.catalog(), epoch, after, s.tenant(), s.catalog(), epoch, s.tenant(),
+                        s.catalog(), epoch, minAge.toMillis() / 1000.0, through)
                 .query(Long.class).optional().map(OptionalLong::of).orElse(OptionalLong.empty());
     }
 
-    /** Deletes the rows of (s, epoch) in (after, through]; call under the retention lock. */
+    /**
+     * Deletes the rows of (s, epoch) in (after, through], and the publish batches that bound only deleted rows;
+     * call under the retention lock.
+     */
     int deleteRange(StreamId s, long epoch, long after, long through) {
-        return jdbc.sql(SQL_DELETE_RANGE).params(s.tenant(), s.catalog(), epoch, after, through).update();
+        int deleted = jdbc.sql(SQL_DELETE_RANGE).params(s.tenant(), s.catalog(), epoch, after, through).update();
+        jdbc.sql(SQL_DELETE_PUBLISHED).params(s.tenant(), s.catalog(), epoch, through, s.tenant(), s.catalog(), epoch)
+                .update();
+        return deleted;
     }
 
     /**
@@ -110,7 +144,7 @@ class RetainedOutboxRepository {
      *
      * @param retained         rows scanned
      * @param firstMissing     the first absent position between two present rows, or null
-     * @param firstUnpublished the first row without {@code published_at}, or null
+     * @param firstUnpublished the first retained row above the published watermark, or null
      * @param ripeThrough      the end of the gapless prefix from P+1 that is published and older than min-age
      */
     record Scan(long prunedThrough, long retained, Long firstMissing, Long firstUnpublished, long ripeThrough) {

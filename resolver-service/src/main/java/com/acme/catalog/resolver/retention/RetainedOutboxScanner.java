@@ -20,11 +20,10 @@ import org.springframework.stereotype.Component;
  *
  * <p>It remembers per (stream, epoch) what an earlier read verified and relies on the outbox invariants: positions
  * are written gaplessly in increasing order under the cursor lock; only the pruner deletes, and only a prefix (P
- * advances); {@code published_at} is only ever set where it is null, so a ripe row (published at least min-age
- * ago) stays ripe. Remembered: the gapless prefix (P, C] (its row count is C - P) with the event id of row C, and
+ * advances); the publish watermark ({@code outbox_publish}) only grows and its batches are deleted only at or
+ * below P, so a ripe row (published at least min-age ago) stays ripe. Remembered: the gapless prefix (P, C] (its row count is C - P) with the event id of row C, and
  * the ripe-through R. A later read scans only the rows above C for count and gaps, finds the first unpublished
- * row with one probe of the partial index {@code outbox_unpublished}, and walks ripeness from max(P, R) up to the
- * first unripe row. When P moved outside (P₀, C], row C is no longer the one remembered (restored database), or
+ * row above the watermark with one probe, and finds the first unripe row above max(P, R) with one probe. When P moved outside (P₀, C], row C is no longer the one remembered (restored database), or
  * {@code retention.status.full-scan-interval} has passed since the last full scan, it scans everything above P
  * again, as every read did before; that is what eventually reports a gap punched into the verified prefix from
  * outside.
@@ -96,7 +95,7 @@ class RetainedOutboxScanner {
         }
         OptionalLong unpublished = outbox.firstUnpublished(s, epoch, p);
         if (unpublished.isPresent()) {
-            ripe = Math.min(ripe, unpublished.getAsLong() - 1); // published_at cleared by hand: not ripe any more
+            ripe = Math.min(ripe, unpublished.getAsLong() - 1); // the watermark went back (by hand): not ripe any more
         }
         UUID throughEventId = through == c ? v.throughEventId() : eventIdAt(s, epoch, p, through);
         verified.put(key, new Verified(p, through, throughEventId, ripe, v.fullAt()));

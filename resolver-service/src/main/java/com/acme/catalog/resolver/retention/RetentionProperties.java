@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * {@code retention.*} settings; docs/retention.md lists them for operators.
  *
- * @param minAge how long a published event stays in the outbox at least, counted from its {@code published_at}
+ * @param minAge how long a published event stays in the outbox at least, counted from the publish batch that published it ({@code outbox_publish})
  *               (database time); a safety margin for redeliveries and unregistered readers, not a replacement for
  *               consumers and leases
  * @param prune  the outbox pruner

@@ -56,10 +56,18 @@ abstract class AbstractExportIT extends ResolverIT {
         return results.get(results.size() - 1).lastPosition();
     }
 
-    /** What the relay will do: marks events through {@code position} published (database time). */
+    /** What the relay will do: publishes events through {@code position} now (database time), one batch per epoch. */
     protected void publishThrough(StreamId s, long position) {
-        jdbc.sql("UPDATE outbox SET published_at = now() WHERE tenant = ? AND catalog = ? AND position <= ? "
-                + "AND published_at IS NULL").params(s.tenant(), s.catalog(), position).update();
+        jdbc.sql("""
+                INSERT INTO outbox_publish (tenant, catalog, epoch, through, published_at)
+                SELECT c.tenant, c.catalog, c.epoch, LEAST(?, c.position), now() - make_interval(secs => ?)
+                  FROM stream_cursor c
+                 WHERE c.tenant = ? AND c.catalog = ?
+                   AND LEAST(?, c.position) > coalesce((SELECT max(w.through) FROM outbox_publish w
+                                                         WHERE w.tenant = c.tenant AND w.catalog = c.catalog
+                                                           AND w.epoch = c.epoch), 0)
+                ON CONFLICT DO NOTHING
+                """).params(position, 0, s.tenant(), s.catalog(), position).update();
     }
 
     /** Runs the pruner for the stream through the retention API; returns pruned-through P afterwards. */

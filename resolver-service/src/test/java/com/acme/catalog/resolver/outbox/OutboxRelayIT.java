@@ -112,8 +112,12 @@ class OutboxRelayIT extends ResolverIT {
     }
 
     private long unpublished() {
-        return jdbc.sql("SELECT count(*) FROM outbox WHERE catalog = 'relay' AND published_at IS NULL")
-                .query(Long.class).single();
+        return jdbc.sql("""
+                SELECT count(*) FROM outbox o
+                 WHERE o.catalog = 'relay'
+                   AND o.position > coalesce((SELECT max(w.through) FROM outbox_publish w WHERE w.tenant = o.tenant
+                                               AND w.catalog = o.catalog AND w.epoch = o.epoch), 0)
+                """).query(Long.class).single();
     }
 
     /** Distinct events by position, as accepted by the consumer (redeliveries collapse). */

@@ -13,9 +13,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The relay's bookkeeping statements, driven directly (relay threads are off here): the published mark costs the
- * rows it marks (a publish call looks only above the position it is told every row is published through, so a
- * stream's retained outbox is not re-read on every tick), and the claim taken together with the first batch is
+ * The relay's bookkeeping statements, driven directly (relay threads are off here): the published mark is one
+ * watermark row per publish batch (no outbox row is touched, see {@link PublishWatermarkIT}), and the claim taken together with the first batch is
  * exclusive between instances.
  */
 class RelayRepositoryIT extends ResolverIT {
@@ -29,27 +28,23 @@ class RelayRepositoryIT extends ResolverIT {
     JdbcClient jdbc;
 
     @Test
-    void publishesOnlyAboveTheKnownPublishedPositionAndAnswersItsTarget() {
+    void publishesOneWatermarkRowPerBatchThatNeverMovesBack() {
         write(S, 3);
         // no push consumer: everything committed is published
         assertThat(repo.publishedThrough(S, 1)).isZero();
-        Published first = repo.publish(S, 1, 0);
+        Published first = repo.publish(S, 1);
         assertThat(first).isEqualTo(new Published(3, 3));
         assertThat(unpublished(S)).isEmpty();
         assertThat(repo.publishedThrough(S, 1)).isEqualTo(3);
 
-        // a row below the bound that is unpublished (only by hand) is not looked at again: the bound is the contract
-        jdbc.sql("UPDATE outbox SET published_at = NULL WHERE catalog = 'publish' AND position = 2").update();
         write(S, 2);
-        Published second = repo.publish(S, 1, 3);
+        assertThat(unpublished(S)).containsExactly(4L, 5L);
+        Published second = repo.publish(S, 1);
         assertThat(second).isEqualTo(new Published(5, 2));
-        assertThat(unpublished(S)).containsExactly(2L);
-
-        // asked from the outbox, the bound drops to just below the first unpublished row, and a call from there
-        // marks it
-        assertThat(repo.publishedThrough(S, 1)).isEqualTo(1);
-        assertThat(repo.publish(S, 1, 1)).isEqualTo(new Published(5, 1));
         assertThat(unpublished(S)).isEmpty();
+        // nothing new: no batch row, the watermark stays
+        assertThat(repo.publish(S, 1)).isEqualTo(new Published(5, 0));
+        assertThat(batches(S)).containsExactly(3L, 5L);
     }
 
     @Test
@@ -60,10 +55,20 @@ class RelayRepositoryIT extends ResolverIT {
                  "deliveryUrl":"http://localhost:9/none"}""").status()).isLessThan(300);
         assertThat(put("/v1/retention/consumers/pusher/progress", "c", """
                 {"tenant":"acme","catalog":"pushed","epoch":1,"position":1}""").status()).isEqualTo(200);
-        assertThat(repo.publish(PUSHED, 1, 0)).isEqualTo(new Published(1, 1));
+        assertThat(repo.publish(PUSHED, 1)).isEqualTo(new Published(1, 1));
         assertThat(unpublished(PUSHED)).containsExactly(2L, 3L, 4L);
         // nothing more is delivered: a second call marks nothing and keeps the target
-        assertThat(repo.publish(PUSHED, 1, 1)).isEqualTo(new Published(1, 0));
+        assertThat(repo.publish(PUSHED, 1)).isEqualTo(new Published(1, 0));
+        // a push consumer registered behind the watermark holds the target lower; the watermark does not move back
+        assertThat(put("/v1/retention/consumers/pusher/progress", "c", """
+                {"tenant":"acme","catalog":"pushed","epoch":1,"position":3}""").status()).isEqualTo(200);
+        assertThat(repo.publish(PUSHED, 1)).isEqualTo(new Published(3, 2));
+        assertThat(post("/v1/retention/consumers", "c", """
+                {"consumerId":"late","tenant":"acme","catalog":"pushed","epoch":1,
+                 "deliveryUrl":"http://localhost:9/none"}""").status()).isLessThan(300);
+        assertThat(repo.publish(PUSHED, 1)).isEqualTo(new Published(3, 0));
+        assertThat(repo.publishedThrough(PUSHED, 1)).isEqualTo(3);
+        assertThat(batches(PUSHED)).containsExactly(1L, 3L);
     }
 
     @Test
@@ -102,7 +107,16 @@ class RelayRepositoryIT extends ResolverIT {
     }
 
     private List<Long> unpublished(StreamId s) {
-        return jdbc.sql("SELECT position FROM outbox WHERE catalog = ? AND published_at IS NULL ORDER BY 1")
-                .params(s.catalog()).query(Long.class).list();
+        return jdbc.sql("""
+                SELECT position FROM outbox o
+                 WHERE catalog = ? AND position > coalesce((SELECT max(through) FROM outbox_publish w
+                                                             WHERE w.tenant = o.tenant AND w.catalog = o.catalog
+                                                               AND w.epoch = o.epoch), 0)
+                 ORDER BY 1""").params(s.catalog()).query(Long.class).list();
+    }
+
+    private List<Long> batches(StreamId s) {
+        return jdbc.sql("SELECT through FROM outbox_publish WHERE tenant = ? AND catalog = ? ORDER BY 1")
+                .params(s.tenant(), s.catalog()).query(Long.class).list();
     }
 }

@@ -18,7 +18,7 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * Retention ITs: the scheduled pruner and status refresh are off and min-age is 0 unless a class says otherwise,
- * so each test decides when pruning happens. {@code published_at} belongs to the relay; tests set it with SQL.
+ * so each test decides when pruning happens. The publish watermark ({@code outbox_publish}) belongs to the relay; tests set it with SQL.
  */
 @TestPropertySource(properties = {"retention.prune.enabled=false", "retention.status.enabled=false",
         "retention.min-age=PT0S"})
@@ -45,12 +45,21 @@ abstract class AbstractRetentionIT extends ResolverIT {
         return results.get(results.size() - 1).lastPosition();
     }
 
-    /** What the relay will do: marks events through {@code position} published {@code age} ago (database time). */
+    /**
+     * What the relay will do: publishes events through {@code position} (in every epoch of the stream, not beyond
+     * its cursor) {@code age} ago (database time), as one batch above each epoch's watermark.
+     */
     protected void publishThrough(StreamId s, long position, Duration age) {
         jdbc.sql("""
-                UPDATE outbox SET published_at = now() - make_interval(secs => ?)
-                 WHERE tenant = ? AND catalog = ? AND position <= ? AND published_at IS NULL
-                """).params(age.toSeconds(), s.tenant(), s.catalog(), position).update();
+                INSERT INTO outbox_publish (tenant, catalog, epoch, through, published_at)
+                SELECT c.tenant, c.catalog, c.epoch, LEAST(?, c.position), now() - make_interval(secs => ?)
+                  FROM stream_cursor c
+                 WHERE c.tenant = ? AND c.catalog = ?
+                   AND LEAST(?, c.position) > coalesce((SELECT max(w.through) FROM outbox_publish w
+                                                         WHERE w.tenant = c.tenant AND w.catalog = c.catalog
+                                                           AND w.epoch = c.epoch), 0)
+                ON CONFLICT DO NOTHING
+                """).params(position, age.toSeconds(), s.tenant(), s.catalog(), position).update();
     }
 
     protected void publishThrough(StreamId s, long position) {

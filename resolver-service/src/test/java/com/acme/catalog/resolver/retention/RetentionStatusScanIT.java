@@ -22,7 +22,7 @@ import org.springframework.test.context.TestPropertySource;
 
 /**
  * Status reads look only at what changed since the previous read of the stream, and still answer exactly what a
- * scan of every retained row answers. Min-age is 10 minutes here, so "ripe" needs {@code published_at} in the past.
+ * scan of every retained row answers. Min-age is 10 minutes here, so "ripe" needs a publish batch in the past.
  */
 @TestPropertySource(properties = "retention.min-age=PT10M")
 class RetentionStatusScanIT extends AbstractRetentionIT {
@@ -154,11 +154,24 @@ class RetentionStatusScanIT extends AbstractRetentionIT {
                         "resolver_retention_status_scanned_rows_total:incremental");
     }
 
-    /** What time does to published rows: those through {@code position} are now an hour older. */
+    /**
+     * What time does to published rows: those through {@code position} are now an hour older. The batch that
+     * published {@code position} is split there first, so rows above it keep their age.
+     */
     private void ripen(StreamId s, long position) {
         jdbc.sql("""
-                UPDATE outbox SET published_at = published_at - interval '1 hour'
-                 WHERE tenant = ? AND catalog = ? AND position <= ? AND published_at IS NOT NULL
+                INSERT INTO outbox_publish (tenant, catalog, epoch, through, published_at)
+                SELECT b.tenant, b.catalog, b.epoch, ?, b.published_at
+                  FROM outbox_publish b
+                 WHERE b.tenant = ? AND b.catalog = ?
+                   AND b.through = (SELECT min(f.through) FROM outbox_publish f
+                                     WHERE f.tenant = b.tenant AND f.catalog = b.catalog AND f.epoch = b.epoch
+                                       AND f.through >= ?)
+                ON CONFLICT DO NOTHING
+                """).params(position, s.tenant(), s.catalog(), position).update();
+        jdbc.sql("""
+                UPDATE outbox_publish SET published_at = published_at - interval '1 hour'
+                 WHERE tenant = ? AND catalog = ? AND through <= ?
                 """).params(s.tenant(), s.catalog(), position).update();
     }
 
