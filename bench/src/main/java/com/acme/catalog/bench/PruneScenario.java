@@ -115,17 +115,22 @@ final class PruneScenario implements Scenario {
         return out;
     }
 
+    /** Runs an insert whose parameters are the bench stream's tenant, catalog and a position. */
+    private static void insertAtPosition(Connection c, String sql, long position) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, TENANT);
+            ps.setString(2, CATALOG);
+            ps.setLong(3, position);
+            ps.executeUpdate();
+        }
+    }
+
     /** A cursor at {@code n} and n published outbox rows, published two hours ago (past the 1 h default age). */
     private static void seed(TestDatabase db, int n) throws Exception {
         try (Connection c = db.connect(); Statement st = c.createStatement()) {
             st.execute("SET search_path = resolver");
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO stream_cursor (tenant, catalog, epoch, "
-                    + "position, chain_digest) VALUES (?, ?, 1, ?, encode(sha256('seed'::bytea), 'hex'))")) {
-                ps.setString(1, TENANT);
-                ps.setString(2, CATALOG);
-                ps.setLong(3, n);
-                ps.executeUpdate();
-            }
+            insertAtPosition(c, "INSERT INTO stream_cursor (tenant, catalog, epoch, position, chain_digest) "
+                    + "VALUES (?, ?, 1, ?, encode(sha256('seed'::bytea), 'hex'))", n);
             try (PreparedStatement ps = c.prepareStatement("""
                     INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id,
                                         transaction_ordinal, transaction_count, event_type, aggregate_type,
@@ -150,13 +155,8 @@ final class PruneScenario implements Scenario {
                 ps.executeUpdate();
             }
             // one publish batch covering all n rows, two hours ago
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_publish (tenant, catalog, epoch, "
-                    + "through, published_at) VALUES (?, ?, 1, ?, now() - interval '2 hours')")) {
-                ps.setString(1, TENANT);
-                ps.setString(2, CATALOG);
-                ps.setLong(3, n);
-                ps.executeUpdate();
-            }
+            insertAtPosition(c, "INSERT INTO outbox_publish (tenant, catalog, epoch, through, published_at) "
+                    + "VALUES (?, ?, 1, ?, now() - interval '2 hours')", n);
             st.execute("VACUUM ANALYZE outbox");
         }
     }

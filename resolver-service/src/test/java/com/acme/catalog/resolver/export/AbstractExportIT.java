@@ -20,6 +20,7 @@ import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChangeParser;
 import com.acme.catalog.resolver.stream.StreamWriter;
+import com.acme.catalog.resolver.support.PublishMarks;
 import com.acme.catalog.resolver.support.ResolverIT;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -58,16 +59,7 @@ abstract class AbstractExportIT extends ResolverIT {
 
     /** What the relay will do: publishes events through {@code position} now (database time), one batch per epoch. */
     protected void publishThrough(StreamId s, long position) {
-        jdbc.sql("""
-                INSERT INTO outbox_publish (tenant, catalog, epoch, through, published_at)
-                SELECT c.tenant, c.catalog, c.epoch, LEAST(?, c.position), now() - make_interval(secs => ?)
-                  FROM stream_cursor c
-                 WHERE c.tenant = ? AND c.catalog = ?
-                   AND LEAST(?, c.position) > coalesce((SELECT max(w.through) FROM outbox_publish w
-                                                         WHERE w.tenant = c.tenant AND w.catalog = c.catalog
-                                                           AND w.epoch = c.epoch), 0)
-                ON CONFLICT DO NOTHING
-                """).params(position, 0, s.tenant(), s.catalog(), position).update();
+        PublishMarks.publishThrough(jdbc, s, position, Duration.ZERO);
     }
 
     /** Runs the pruner for the stream through the retention API; returns pruned-through P afterwards. */

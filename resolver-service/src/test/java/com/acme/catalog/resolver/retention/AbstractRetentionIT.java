@@ -9,6 +9,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChangeParser;
 import com.acme.catalog.resolver.stream.StreamWriter;
+import com.acme.catalog.resolver.support.PublishMarks;
 import com.acme.catalog.resolver.support.ResolverIT;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -45,21 +46,9 @@ abstract class AbstractRetentionIT extends ResolverIT {
         return results.get(results.size() - 1).lastPosition();
     }
 
-    /**
-     * What the relay will do: publishes events through {@code position} (in every epoch of the stream, not beyond
-     * its cursor) {@code age} ago (database time), as one batch above each epoch's watermark.
-     */
+    /** What the relay will do: publishes events through {@code position} {@code age} ago ({@link PublishMarks}). */
     protected void publishThrough(StreamId s, long position, Duration age) {
-        jdbc.sql("""
-                INSERT INTO outbox_publish (tenant, catalog, epoch, through, published_at)
-                SELECT c.tenant, c.catalog, c.epoch, LEAST(?, c.position), now() - make_interval(secs => ?)
-                  FROM stream_cursor c
-                 WHERE c.tenant = ? AND c.catalog = ?
-                   AND LEAST(?, c.position) > coalesce((SELECT max(w.through) FROM outbox_publish w
-                                                         WHERE w.tenant = c.tenant AND w.catalog = c.catalog
-                                                           AND w.epoch = c.epoch), 0)
-                ON CONFLICT DO NOTHING
-                """).params(position, age.toSeconds(), s.tenant(), s.catalog(), position).update();
+        PublishMarks.publishThrough(jdbc, s, position, age);
     }
 
     protected void publishThrough(StreamId s, long position) {
