@@ -179,6 +179,13 @@ class ProjectionRepository {
     private static final String SQL_CLEAR_PUBLIC = "DELETE FROM public_item WHERE generation_id = ?";
 
     private static final char RS = '\u001e';
+    private static final int ALL_REVISIONS = 0;
+    private static final int INSERT_REVISIONS = 1;
+    private static final int UPSERT_ITEMS = 2;
+    private static final int INSERT_REVISIONS_UPSERT_ITEMS = 3;
+    /** The four statements above for each generation, in this order (formatted once per generation). */
+    private final PartitionStatements partitions = new PartitionStatements(List.of(SQL_ALL_REVISIONS,
+            SQL_INSERT_REVISIONS, SQL_UPSERT_ITEMS, SQL_INSERT_REVISIONS_UPSERT_ITEMS));
 
     private final JdbcClient jdbc;
 
@@ -215,14 +222,14 @@ class ProjectionRepository {
             params[2 * i + 1] = ids.toArray(String[]::new);
             out.put(TRACKED.get(i), new HashMap<>());
         }
-        jdbc.sql(SQL_ALL_REVISIONS.formatted(generation)).params(params).query(rs -> {
+        jdbc.sql(partitions.get(ALL_REVISIONS, generation)).params(params).query(rs -> {
             out.get(TRACKED.get(rs.getInt(1))).put(rs.getString(2), rs.getInt(3));
         });
         return out;
     }
 
     private void insertRevisions(long generation, List<Revision> revisions) {
-        jdbc.sql(SQL_INSERT_REVISIONS.formatted(generation)).params(revisionParams(generation, revisions)).update();
+        jdbc.sql(partitions.get(INSERT_REVISIONS, generation)).params(revisionParams(generation, revisions)).update();
     }
 
     /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
@@ -230,7 +237,7 @@ class ProjectionRepository {
         if (items.isEmpty()) {
             return List.of();
         }
-        return jdbc.sql(SQL_UPSERT_ITEMS.formatted(generation)).params(itemParams(generation, items))
+        return jdbc.sql(partitions.get(UPSERT_ITEMS, generation)).params(itemParams(generation, items))
                 .query(String.class).list();
     }
 
@@ -247,7 +254,7 @@ class ProjectionRepository {
         Object[] i = itemParams(generation, items);
         Object[] both = Arrays.copyOf(r, r.length + i.length);
         System.arraycopy(i, 0, both, r.length, i.length);
-        return jdbc.sql(SQL_INSERT_REVISIONS_UPSERT_ITEMS.formatted(generation)).params(both).query(String.class)
+        return jdbc.sql(partitions.get(INSERT_REVISIONS_UPSERT_ITEMS, generation)).params(both).query(String.class)
                 .list();
     }
 

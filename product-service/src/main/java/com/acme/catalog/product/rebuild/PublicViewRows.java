@@ -1,5 +1,7 @@
 package com.acme.catalog.product.rebuild;
 
+import java.util.Locale;
+
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -69,17 +71,18 @@ class PublicViewRows {
 
     /** Fills generation {@code g}'s release items from its releases. */
     void deriveReleaseItems(long g) {
-        jdbc.sql(SQL_DERIVE_RELEASE_ITEMS.formatted(g)).update();
+        jdbc.sql(String.format(Locale.ROOT, SQL_DERIVE_RELEASE_ITEMS, g)).update();
     }
 
     /** Writes {@code half} (0 or 1) of the public rows of items released at their current revision. */
     void writeCurrentRevisionHalf(long g, int half) {
-        String winners = WINNERS.formatted(g, "AND hashtext(ri.item_id) & 1 = " + half);
-        jdbc.sql(SQL_PUBLIC_VIEW.formatted(g, half, winners)).update();
+        String winners = String.format(Locale.ROOT, WINNERS, g, "AND hashtext(ri.item_id) & 1 = " + half);
+        jdbc.sql(String.format(Locale.ROOT, SQL_PUBLIC_VIEW, g, half, winners)).update();
     }
 
     /** Writes the public rows of items released at an older revision (needs the history's primary key). */
     void writeOlderRevisions(long g) {
-        jdbc.sql(SQL_PUBLIC_VIEW_OLDER_REVISIONS.formatted(g, WINNERS.formatted(g, ""))).update();
+        jdbc.sql(String.format(Locale.ROOT, SQL_PUBLIC_VIEW_OLDER_REVISIONS, g,
+                String.format(Locale.ROOT, WINNERS, g, ""))).update();
     }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 import com.acme.catalog.contracts.export.CorruptExportException;
@@ -69,8 +70,8 @@ final class ReleasePositions implements ExportObjectReader.RecordHandler {
             epochs[i] = h.getValue()[1];
             positions[i++] = h.getValue()[2];
         }
-        int updated = jdbc.sql(SQL_RELEASE_POSITIONS.formatted(g)).params(ids, revisions, epochs, positions).update();
-        long releases = jdbc.sql(SQL_RELEASES.formatted(g)).query(Long.class).single();
+        int updated = jdbc.sql(String.format(Locale.ROOT, SQL_RELEASE_POSITIONS, g)).params(ids, revisions, epochs, positions).update();
+        long releases = jdbc.sql(String.format(Locale.ROOT, SQL_RELEASES, g)).query(Long.class).single();
         if (updated != releases) {
             throw new ShadowLoader.LoadFailedException("export " + exportId + " has " + (releases - updated)
                     + " release(s) whose current revision is not in its revision history",
