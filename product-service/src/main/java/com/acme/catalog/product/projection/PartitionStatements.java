@@ -7,8 +7,8 @@ import java.util.function.Function;
 /**
  * Statement texts that name one generation's own partitions ({@code <table>_g<generation>}), built once per
  * generation instead of once per call: formatting them on every delivery was 12% of the product's allocation and
- * 2% of its CPU at 300 deliveries a second (JFR, docs/benchmarks-archive.md, "Issue 22: per-generation statement
- * texts"). The generation is substituted as plain ASCII digits ({@link Long#toString}), never through a
+ * 2% of its CPU at 300 deliveries a second (JFR; docs/benchmarks-archive.md, "Issue 22: what sets the remaining
+ * latency"). The generation is substituted as plain ASCII digits ({@link Long#toString}), never through a
  * locale-aware formatter.
  *
  * <p>A generation's texts never change (its partitions keep their names until it is retired, and a retired

@@ -28,7 +28,7 @@ class PartitionStatementsTest {
         assertThat(statements.size()).isEqualTo(1);
     }
 
-    /** String.formatted("%1$d") writes the default locale's digits: item_g١٢ under ar-SA, a table that does not exist. */
+    /** String.formatted("%1$d") writes the default locale's digits: item_g١٢ under ar-SA, a table that is not there. */
     @Test
     void writesAsciiDigitsWhateverTheDefaultLocale() {
         Locale before = Locale.getDefault();
