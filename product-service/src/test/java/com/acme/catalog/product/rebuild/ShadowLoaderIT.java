@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
 
@@ -214,6 +215,47 @@ class ShadowLoaderIT extends ProductIT {
         assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", g))
                 .as("the rest of the interrupted generation").isZero();
         assertThat(retirer.retire(g)).as("and retiring again is a no-op").isTrue();
+    }
+
+    /**
+     * Two retires on the same parent: the second checks for pending detaches, then waits for the parent's lock
+     * behind the first one's detach, which marks its partition pending and commits; the second then met "already
+     * pending detach" (55000) and its rebuild failed (the fault suite, 2026-12-03). It must finish that detach and
+     * go on.
+     */
+    @Test
+    void aRetireThatWaitedBehindAnotherDetachOnTheSameParentGoesOn() throws Exception {
+        String key = export("race-" + UUID.randomUUID(), 10, false);
+        long g = loader.load(STREAM, key, manifest(key), rows -> { }).generationId();
+        long other = loader.load(STREAM, key, manifest(key), rows -> { }).generationId();
+        String parent = jdbc.sql("SELECT unnest(generation_tables()) LIMIT 1").query(String.class).single();
+        String part = parent + "_g" + g;
+        String waitingOnParent = "SELECT count(*) FROM pg_locks WHERE relation = to_regclass(?) AND NOT granted";
+
+        try (Connection blocker = dataSource.getConnection(); Connection detacher = dataSource.getConnection()) {
+            blocker.setAutoCommit(false);
+            try (Statement st = blocker.createStatement()) {
+                st.execute("LOCK TABLE " + part + " IN SHARE MODE"); // the detach waits for it holding the parent
+            }
+            CompletableFuture<Void> detach = CompletableFuture.runAsync(() -> {
+                try (Statement st = detacher.createStatement()) {
+                    st.execute("ALTER TABLE " + parent + " DETACH PARTITION " + part + " CONCURRENTLY");
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count(waitingOnParent, part) == 1);
+            CompletableFuture<Boolean> retire = CompletableFuture.supplyAsync(() -> retirer.retire(other));
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count(waitingOnParent, parent) == 1);
+            blocker.commit();
+            detach.get(30, TimeUnit.SECONDS);
+            assertThat(retire.get(30, TimeUnit.SECONDS)).as("the retire that waited").isTrue();
+        }
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", other))
+                .as("every partition of it detached and dropped").isZero();
+        assertThat(retirer.retire(g)).isTrue();
+        assertThat(count("SELECT count(*) FROM pg_class WHERE relname ~ ('_g' || ? || '$') AND relkind = 'r'", g))
+                .isZero();
     }
 
     @Test
