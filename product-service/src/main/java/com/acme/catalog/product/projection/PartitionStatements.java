@@ -2,7 +2,6 @@ package com.acme.catalog.product.projection;
 
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * Statement texts that name one generation's own partitions ({@code <table>_g<generation>}), built once per
@@ -24,7 +23,6 @@ final class PartitionStatements {
 
     private final List<String> templates;
     private final ConcurrentHashMap<Long, String[]> byGeneration = new ConcurrentHashMap<>();
-    private final Function<Long, String[]> build;
 
     /** @param templates statement texts naming partitions as {@code <table>_g%1$d} */
     PartitionStatements(List<String> templates) {
@@ -35,14 +33,6 @@ final class PartitionStatements {
             }
         }
         this.templates = List.copyOf(templates);
-        this.build = g -> {
-            String digits = Long.toString(g);
-            String[] texts = new String[this.templates.size()];
-            for (int i = 0; i < texts.length; i++) {
-                texts[i] = this.templates.get(i).replace(GENERATION, digits);
-            }
-            return texts;
-        };
     }
 
     /** @return template {@code index} (in constructor order) for {@code generation} */
@@ -55,9 +45,18 @@ final class PartitionStatements {
             if (byGeneration.size() >= MAX_GENERATIONS) {
                 byGeneration.clear();
             }
-            texts = byGeneration.computeIfAbsent(generation, build);
+            texts = byGeneration.computeIfAbsent(generation, this::build);
         }
         return texts[index];
+    }
+
+    private String[] build(long generation) {
+        String digits = Long.toString(generation);
+        String[] texts = new String[templates.size()];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = templates.get(i).replace(GENERATION, digits);
+        }
+        return texts;
     }
 
     /** How many generations' texts are held (for tests). */

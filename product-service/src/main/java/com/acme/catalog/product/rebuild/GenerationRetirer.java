@@ -1,7 +1,8 @@
 package com.acme.catalog.product.rebuild;
 
-import java.sql.SQLException;
 import java.util.List;
+
+import com.acme.catalog.contracts.db.SqlStates;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,7 +88,7 @@ class GenerationRetirer {
                 jdbc.sql("ALTER TABLE " + table + " DETACH PARTITION " + part + " CONCURRENTLY").update();
                 return;
             } catch (DataAccessException e) {
-                if (attempt >= DETACH_ATTEMPTS || !PENDING_DETACH_STATE.equals(sqlState(e))) {
+                if (attempt >= DETACH_ATTEMPTS || !PENDING_DETACH_STATE.equals(SqlStates.of(e))) {
                     throw e;
                 }
                 log.info("detach of {} met another partition of {} pending detach (attempt {}): finishing it first",
@@ -98,15 +99,6 @@ class GenerationRetirer {
                 }
             }
         }
-    }
-
-    private static String sqlState(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                return sql.getSQLState();
-            }
-        }
-        return null;
     }
 
     /**

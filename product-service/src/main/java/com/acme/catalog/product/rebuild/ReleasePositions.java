@@ -70,7 +70,8 @@ final class ReleasePositions implements ExportObjectReader.RecordHandler {
             epochs[i] = h.getValue()[1];
             positions[i++] = h.getValue()[2];
         }
-        int updated = jdbc.sql(String.format(Locale.ROOT, SQL_RELEASE_POSITIONS, g)).params(ids, revisions, epochs, positions).update();
+        int updated = jdbc.sql(String.format(Locale.ROOT, SQL_RELEASE_POSITIONS, g))
+                .params(ids, revisions, epochs, positions).update();
         long releases = jdbc.sql(String.format(Locale.ROOT, SQL_RELEASES, g)).query(Long.class).single();
         if (updated != releases) {
             throw new ShadowLoader.LoadFailedException("export " + exportId + " has " + (releases - updated)

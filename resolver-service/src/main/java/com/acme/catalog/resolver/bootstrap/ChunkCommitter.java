@@ -1,6 +1,5 @@
 package com.acme.catalog.resolver.bootstrap;
 
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -8,6 +7,7 @@ import java.util.function.Supplier;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.db.SqlStates;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChunkWriter;
 import com.acme.catalog.resolver.stream.StreamMetrics;
@@ -200,18 +200,8 @@ class ChunkCommitter {
 
         static Diagnosis of(SnapshotEvent e, RuntimeException ex) {
             String code = ex instanceof ApiException a ? a.code().name() : null;
-            return new Diagnosis(e.index(), e.id(), ChunkCommitter.sqlState(ex), code, publicMessage(ex));
+            return new Diagnosis(e.index(), e.id(), SqlStates.of(ex), code, publicMessage(ex));
         }
-    }
-
-    /** The SQL state of the first {@link SQLException} in the cause chain, or null. */
-    static String sqlState(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof SQLException sql && sql.getSQLState() != null) {
-                return sql.getSQLState();
-            }
-        }
-        return null;
     }
 
     /**
@@ -225,7 +215,7 @@ class ChunkCommitter {
                 return api.getMessage();
             }
         }
-        String state = sqlState(t);
+        String state = SqlStates.of(t);
         return state != null ? "the database refused the chunk (SQL state " + state + "); see the service log"
                 : "internal error; see the service log";
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.db.SqlStates;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
 
 import tools.jackson.core.type.TypeReference;
@@ -134,7 +135,7 @@ public final class ImportReport {
         this.failure = new ImportSummary.Failure(chunk, events.isEmpty() ? null : events.get(0).index(),
                 events.isEmpty() ? null : events.get(events.size() - 1).index(), ids,
                 cause instanceof com.acme.catalog.contracts.ApiException a ? a.code().name() : null,
-                ChunkCommitter.sqlState(cause), ChunkCommitter.publicMessage(cause), first, chunks, committedEvents,
+                SqlStates.of(cause), ChunkCommitter.publicMessage(cause), first, chunks, committedEvents,
                 action);
     }
 

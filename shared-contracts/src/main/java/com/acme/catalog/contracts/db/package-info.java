@@ -1,5 +1,5 @@
 /**
- * Database helpers both services use: creating a missing database at start and snapshot transactions. Supports
- * DESIGN.md step 3 (one snapshot).
+ * Database helpers both services use: creating a missing database at start, snapshot transactions, and the SQL
+ * state behind a failure. Supports DESIGN.md step 3 (one snapshot).
  */
 package com.acme.catalog.contracts.db;
