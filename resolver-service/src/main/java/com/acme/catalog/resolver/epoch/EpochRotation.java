@@ -1,5 +1,6 @@
 package com.acme.catalog.resolver.epoch;
 
+import java.util.List;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.ApiException;
@@ -9,6 +10,7 @@ import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.epoch.EpochRepository.Current;
 import com.acme.catalog.resolver.epoch.RotationRepository.OpenCursor;
 import com.acme.catalog.resolver.stream.StreamMetrics;
+import com.acme.catalog.resolver.stream.StreamOpening;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +29,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *       state as it is (restored);</li>
  *   <li>release epoch N's live leases (its running exports cannot turn READY; their loaders see the manifest's
  *       epoch N) and drop its delivery claims; outbox rows, consumer registrations and their progress stay as they
- *       are, in epoch N, never delivered again.</li>
+ *       are, in epoch N, never delivered again;</li>
+ *   <li>tell the {@link StreamOpening}s: pattern subscribers are registered at position 0 of epoch N+1.</li>
  * </ol>
  * The control store commits first: when the database transaction fails after it, the store is one epoch ahead,
  * writes refuse with {@code HISTORY_ROLLED_BACK}, and rotating again finishes the job with the next number.
@@ -44,9 +47,12 @@ class EpochRotation {
     private final EpochCache cache;
     private final RollbackDetector detector;
     private final StreamMetrics metrics;
+    private final List<StreamOpening> openings;
 
     EpochRotation(TransactionTemplate tx, MaintenanceSwitch maintenance, RotationRepository cursors,
-            EpochRepository epochs, EpochCache cache, RollbackDetector detector, StreamMetrics metrics) {
+            EpochRepository epochs, EpochCache cache, RollbackDetector detector, StreamMetrics metrics,
+            List<StreamOpening> openings) {
+        this.openings = List.copyOf(openings);
         this.tx = tx;
         this.maintenance = maintenance;
         this.cursors = cursors;
@@ -76,6 +82,7 @@ class EpochRotation {
                         + next + " first; read GET /v1/epochs/" + s.tenant() + "/" + s.catalog());
             }
             int leases = cursors.fenceAndOpen(s, next);
+            openings.forEach(o -> o.opened(s, next));
             log.info("{}: epoch {} issued by {} ({}); epoch {} fenced at position {}, {} lease(s) released", s, next,
                     issuer, reason, open.map(o -> String.valueOf(o.epoch())).orElse("none"),
                     open.map(o -> String.valueOf(o.position())).orElse("-"), leases);

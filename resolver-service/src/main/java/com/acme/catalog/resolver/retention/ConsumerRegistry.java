@@ -26,9 +26,11 @@ class ConsumerRegistry {
     private final RetentionRepository retention;
     private final ConsumerRepository consumers;
     private final RollbackDetector rollbacks;
+    private final Subscriptions subscriptions;
 
     ConsumerRegistry(TransactionTemplate tx, RetentionRepository retention, ConsumerRepository consumers,
-            RollbackDetector rollbacks) {
+            RollbackDetector rollbacks, Subscriptions subscriptions) {
+        this.subscriptions = subscriptions;
         this.tx = tx;
         this.retention = retention;
         this.consumers = consumers;
@@ -99,27 +101,31 @@ class ConsumerRegistry {
 
     /**
      * Removes the consumer's registrations (all, or one tenant's, or one stream's), so it no longer holds
-     * retention.
+     * retention, with its subscriptions (all of them, or the one to the named tenant).
      *
-     * @return how many registrations were removed (at least one)
+     * @return how many registrations and subscriptions were removed (at least one)
      */
     int deregister(String consumerId, String tenant, String catalog, Caller caller) {
-        List<ConsumerRegistration> matching = consumers.findById(consumerId).stream()
-                .filter(r -> tenant == null || r.stream().tenant().equals(tenant))
-                .filter(r -> catalog == null || r.stream().catalog().equals(catalog))
-                .toList();
-        if (matching.isEmpty()) {
-            throw new ApiException(ProblemCode.NOT_FOUND, "consumer " + consumerId + " is not registered"
-                    + (tenant == null ? "" : " for " + tenant + (catalog == null ? "" : "/" + catalog)));
-        }
-        for (ConsumerRegistration r : matching) {
-            if (!caller.mayAccess(r.stream().tenant())) {
-                throw new ApiException(ProblemCode.FORBIDDEN, "consumer " + consumerId
-                        + " is also registered for tenant " + r.stream().tenant() + ", which this token may not "
-                        + "access; name a tenant to deregister only that part");
+        return tx.execute(status -> {
+            // first, under the subscription lock: no stream opening in flight registers the consumer again
+            int subscriptionsRemoved = subscriptions.unsubscribe(consumerId, tenant, catalog, caller);
+            List<ConsumerRegistration> matching = consumers.findById(consumerId).stream()
+                    .filter(r -> tenant == null || r.stream().tenant().equals(tenant))
+                    .filter(r -> catalog == null || r.stream().catalog().equals(catalog))
+                    .toList();
+            if (matching.isEmpty() && subscriptionsRemoved == 0) {
+                throw new ApiException(ProblemCode.NOT_FOUND, "consumer " + consumerId + " is not registered"
+                        + (tenant == null ? "" : " for " + tenant + (catalog == null ? "" : "/" + catalog)));
             }
-        }
-        return consumers.delete(consumerId, tenant, catalog);
+            for (ConsumerRegistration r : matching) {
+                if (!caller.mayAccess(r.stream().tenant())) {
+                    throw new ApiException(ProblemCode.FORBIDDEN, "consumer " + consumerId
+                            + " is also registered for tenant " + r.stream().tenant() + ", which this token may not "
+                            + "access; name a tenant to deregister only that part");
+                }
+            }
+            return consumers.delete(consumerId, tenant, catalog) + subscriptionsRemoved;
+        });
     }
 
     private ConsumerRegistration registration(String consumerId, StreamId s) {

@@ -17,6 +17,7 @@ import com.acme.catalog.contracts.retention.ProgressRequest;
 import com.acme.catalog.contracts.retention.PruneRequest;
 import com.acme.catalog.contracts.retention.PruneResult;
 import com.acme.catalog.contracts.retention.RetentionView;
+import com.acme.catalog.contracts.retention.SubscriptionRegistered;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
@@ -51,9 +52,11 @@ class RetentionController {
     private final RetentionStatusReader statusReader;
     private final OutboxPruner pruner;
     private final DeliveryUrlAllowlist deliveryUrls;
+    private final Subscriptions subscriptions;
 
     RetentionController(RetentionService service, ConsumerRegistry registry, RetentionStatusReader statusReader,
-            OutboxPruner pruner, DeliveryUrlAllowlist deliveryUrls) {
+            OutboxPruner pruner, DeliveryUrlAllowlist deliveryUrls, Subscriptions subscriptions) {
+        this.subscriptions = subscriptions;
         this.service = service;
         this.deliveryUrls = deliveryUrls;
         this.registry = registry;
@@ -62,15 +65,33 @@ class RetentionController {
     }
 
     @PostMapping("/consumers")
-    ResponseEntity<ConsumerRegistered> register(@RequestBody JsonNode body) {
+    ResponseEntity<?> register(@RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
         ConsumerRegistrationRequest r = RetentionRequests.registration(body);
+        if (r.subscription()) {
+            return subscribe(r);
+        }
         Caller caller = Access.require(r.stream().tenant(), Role.OPERATOR, Role.CONSUMER);
         deliveryUrls.require(r.deliveryUrl()); // before anything is registered: the relay sends its token there
         ConsumerRegistration reg = registry.register(r.consumerId(), r.stream(), r.epoch(), r.deliveryUrl(), caller);
         return ResponseEntity.status(HttpStatus.CREATED).body(new ConsumerRegistered(reg.consumerId(),
                 reg.durablePosition(), reg.stream().tenant(), reg.stream().catalog(), reg.epoch(), reg.deliveryUrl(),
                 reg.registeredAt()));
+    }
+
+    /** A subscription: {@code tenant/*} for a token of that tenant, {@code *} only for a token of every tenant. */
+    private ResponseEntity<SubscriptionRegistered> subscribe(ConsumerRegistrationRequest r) {
+        Caller caller = ConsumerRegistrationRequest.ANY.equals(r.tenant())
+                ? Access.require(Role.OPERATOR, Role.CONSUMER)
+                : Access.require(r.tenant(), Role.OPERATOR, Role.CONSUMER);
+        if (!caller.mayAccess(r.tenant())) {
+            throw new ApiException(ProblemCode.FORBIDDEN, "a subscription to every tenant needs a token that is not "
+                    + "limited to some tenants; subscribe to each tenant's streams (\"catalog\":\"*\") instead");
+        }
+        deliveryUrls.require(r.deliveryUrl());
+        int streams = subscriptions.subscribe(r.consumerId(), r.tenant(), r.deliveryUrl(), caller);
+        return ResponseEntity.status(HttpStatus.CREATED).body(new SubscriptionRegistered(r.consumerId(), 0,
+                r.tenant(), r.catalog(), r.deliveryUrl(), streams));
     }
 
     @PutMapping("/consumers/{consumerId}/progress")

@@ -3,7 +3,9 @@ package com.acme.catalog.resolver.stream;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
@@ -12,6 +14,8 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.stream.WriteGate.CursorLock;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementCallback;
@@ -70,20 +74,38 @@ public class CursorRepository {
             """;
 
     private final JdbcClient jdbc;
+    private final Supplier<List<StreamOpening>> openings;
     private final JdbcTemplate template;
     private final WriteGate gate;
 
     public CursorRepository(JdbcClient jdbc, JdbcTemplate template, WriteGate gate) {
+        this(jdbc, template, gate, List::of);
+    }
+
+    /**
+     * @param openings looked up at each opening, not at construction: the retention capability that provides them
+     *                 reads cursors through this repository
+     */
+    @Autowired
+    public CursorRepository(JdbcClient jdbc, JdbcTemplate template, WriteGate gate,
+            ObjectProvider<StreamOpening> openings) {
+        this(jdbc, template, gate, () -> openings.orderedStream().toList());
+    }
+
+    private CursorRepository(JdbcClient jdbc, JdbcTemplate template, WriteGate gate,
+            Supplier<List<StreamOpening>> openings) {
         this.jdbc = jdbc;
         this.template = template;
         this.gate = gate;
+        this.openings = openings;
     }
 
     /**
      * Locks the stream's open cursor row until the surrounding transaction ends, creating it in the stream's current
      * epoch ({@link WriteGate#epochToOpen}, 1 for a new stream) at position 0 on the stream's first write, and lets
-     * the {@link WriteGate} admit the write. Concurrent first writers are safe: the unique index makes the second
-     * insert wait for the first and then do nothing.
+     * the {@link WriteGate} admit the write. The transaction that creates the row tells the {@link StreamOpening}s
+     * (pattern subscribers are registered with the stream's first write). Concurrent first writers are safe: the
+     * unique index makes the second insert wait for the first and then do nothing.
      *
      * @return the locked cursor; never null
      * @throws ApiException {@code STREAM_FENCED} when the stream has no open epoch, or whatever the gate refuses with
@@ -92,11 +114,16 @@ public class CursorRepository {
         CursorLock locked = selectForUpdate(stream);
         if (locked == null) {
             long epoch = gate.epochToOpen(stream);
-            jdbc.sql(SQL_OPEN_FIRST_EPOCH).params(stream.tenant(), stream.catalog(), epoch).update();
+            boolean opened = jdbc.sql(SQL_OPEN_FIRST_EPOCH).params(stream.tenant(), stream.catalog(), epoch)
+                    .update() == 1;
             locked = selectForUpdate(stream);
             if (locked == null) {
                 throw new ApiException(ProblemCode.STREAM_FENCED,
                         "stream " + stream + " has no open history epoch; writes are fenced");
+            }
+            if (opened) {
+                // this transaction created the row: the stream's first write; a concurrent first writer found it
+                openings.get().forEach(o -> o.opened(stream, epoch));
             }
         }
         return admit(stream, locked);

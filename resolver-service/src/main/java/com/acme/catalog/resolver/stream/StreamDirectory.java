@@ -1,0 +1,54 @@
+package com.acme.catalog.resolver.stream;
+
+import java.util.List;
+import java.util.Set;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.stream.StreamSummary;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The streams this resolver holds, in pages: one indexed range read of the open cursors (with their pruned-through
+ * P), so a caller learns every stream's epoch and head in {@code ceil(streams / limit)} requests, not one per stream.
+ */
+@Repository
+class StreamDirectory {
+
+    private static final String SQL_PAGE = """
+            SELECT c.tenant, c.catalog, c.epoch, c.position, c.chain_digest, coalesce(r.pruned_through, 0) AS pruned
+              FROM stream_cursor c
+              LEFT JOIN stream_retention r ON r.tenant = c.tenant AND r.catalog = c.catalog AND r.epoch = c.epoch
+             WHERE c.fenced_at IS NULL
+               AND (CAST(:tenant AS text) IS NULL OR c.tenant = :tenant)
+               AND (c.tenant, c.catalog) > (:afterTenant, :afterCatalog)
+               AND (cardinality(CAST(:tenants AS text[])) = 0 OR c.tenant = ANY (CAST(:tenants AS text[])))
+             ORDER BY c.tenant, c.catalog
+             LIMIT :limit
+            """;
+
+    private final JdbcClient jdbc;
+
+    StreamDirectory(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /**
+     * @param tenant  only this tenant's streams, or null for all
+     * @param after   the last stream of the previous page, or null from the start
+     * @param tenants the only tenants the caller may see; empty: all
+     * @return at most {@code limit} streams after {@code after}, in (tenant, catalog) order
+     */
+    List<StreamSummary> page(String tenant, StreamId after, Set<String> tenants, int limit) {
+        return jdbc.sql(SQL_PAGE).param("tenant", tenant)
+                .param("afterTenant", after == null ? "" : after.tenant())
+                .param("afterCatalog", after == null ? "" : after.catalog())
+                .param("tenants", tenants.toArray(String[]::new))
+                .param("limit", limit)
+                .query((rs, n) -> new StreamSummary(rs.getString("tenant"), rs.getString("catalog"),
+                        rs.getLong("epoch"), rs.getLong("position"), rs.getString("chain_digest"),
+                        rs.getLong("pruned")))
+                .list();
+    }
+}

@@ -1,0 +1,78 @@
+package com.acme.catalog.resolver.stream;
+
+import java.util.List;
+
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.stream.StreamPage;
+import com.acme.catalog.contracts.stream.StreamSummary;
+import com.acme.catalog.contracts.web.Access;
+import com.acme.catalog.contracts.web.Caller;
+import com.acme.catalog.contracts.web.Role;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code GET /v1/streams?tenant=&after=&limit=} (role {@code operator} or {@code consumer}, tenant-scoped like
+ * every read): the open streams with their epoch, cursor, digest and pruned-through, {@value #DEFAULT_LIMIT} a page
+ * unless {@code limit} (1..{@value #MAX_LIMIT}) says otherwise. A tenant-limited token sees only its tenants.
+ */
+@RestController
+class StreamListController {
+
+    static final int DEFAULT_LIMIT = 500;
+    static final int MAX_LIMIT = 5000;
+
+    private final StreamDirectory directory;
+
+    StreamListController(StreamDirectory directory) {
+        this.directory = directory;
+    }
+
+    @GetMapping("/v1/streams")
+    StreamPage list(@RequestParam(required = false) String tenant, @RequestParam(required = false) String after,
+            @RequestParam(required = false) String limit) {
+        Caller caller = tenant == null ? Access.require(Role.OPERATOR, Role.CONSUMER)
+                : Access.require(requireTenant(tenant), Role.OPERATOR, Role.CONSUMER);
+        StreamId from = after == null || after.isEmpty() ? null : parseAfter(after);
+        int n = limit(limit);
+        List<StreamSummary> page = directory.page(tenant, from, caller.tenants(), n + 1);
+        if (page.size() <= n) {
+            return new StreamPage(page, null);
+        }
+        StreamSummary last = page.get(n - 1);
+        return new StreamPage(page.subList(0, n), last.tenant() + "/" + last.catalog());
+    }
+
+    private static String requireTenant(String tenant) {
+        StreamId.requirePart("tenant", tenant);
+        return tenant;
+    }
+
+    private static StreamId parseAfter(String after) {
+        int slash = after.indexOf('/');
+        if (slash < 0) {
+            throw new ApiException(ProblemCode.INVALID_BODY, "after must be tenant/catalog, not '" + after + "'");
+        }
+        return new StreamId(after.substring(0, slash), after.substring(slash + 1));
+    }
+
+    private static int limit(String limit) {
+        if (limit == null) {
+            return DEFAULT_LIMIT;
+        }
+        try {
+            int n = Integer.parseInt(limit);
+            if (n >= 1 && n <= MAX_LIMIT) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new ApiException(ProblemCode.INVALID_BODY, "limit must be an integer from 1 to " + MAX_LIMIT + ", not '"
+                + limit + "'");
+    }
+}
