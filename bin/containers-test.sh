@@ -220,7 +220,7 @@ for path in sorted(glob.glob(dashboards + "/*.json")):
             elif not res["data"]["result"]:
                 problems.append(f"{path} '{p.get('title')}': no data for {expr}")
 print(f"{queries} dashboard queries evaluated")
-# every CONTRACT metric is exposed (registered at start, counters at 0)
+# every contract metric (docs/design.md §11) is exposed (registered at start, counters at 0)
 contract = ["resolver_stream_position", "resolver_outbox_pruned_through", "resolver_retention_retained_events",
     "resolver_retention_blocked", "resolver_consumer_lag_events", "resolver_leases_active",
     "resolver_leases_expired_total", "resolver_outbox_pruned_events_total", "resolver_writes_total",

@@ -1,5 +1,5 @@
 /**
- * The read-only completeness status (DESIGN §6): per stream verified-through, last successful verification,
+ * The read-only completeness status (docs/design.md §7): per stream verified-through, last successful verification,
  * observed source boundary and CURRENT / CATCHING_UP / RETRYING / BLOCKED with a reason, derived from the serving
  * cursor, the latest rebuild and the recovery worker's last finding; worker liveness is reported apart and is no
  * part of readiness ({@code GET /v1/projection-completeness}, {@code product_completeness_state}). Settings:

@@ -1,6 +1,6 @@
 package com.acme.catalog.product.inbox;
 
-/** What happened to one delivered event (CONTRACT: POST /v1/inbox/events). */
+/** What happened to one delivered event (the contract's POST /v1/inbox/events). */
 public enum Outcome {
     /** Projected, or a later part of this delivery made it applicable and it was projected. */
     APPLIED,

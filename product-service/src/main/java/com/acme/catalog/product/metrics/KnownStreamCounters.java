@@ -13,7 +13,7 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
- * CONTRACT: every named metric is registered when its service starts, a counter at 0 before its first increment.
+ * Contract (docs/design.md §11): every named metric is registered at start, a counter at 0 before its first increment.
  * {@code product_old_epoch_deliveries_total} is incremented by the inbox only when an old-epoch event arrives, so
  * without this an alert on {@code increase(...)} could never see its first event (no series before it) and a
  * dashboard shows "no data". This registers the counter (same name, tags and description as the inbox's, so the

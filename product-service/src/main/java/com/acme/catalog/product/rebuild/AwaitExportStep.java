@@ -13,10 +13,10 @@ import com.acme.catalog.product.resolver.ResolverClient;
 import org.springframework.stereotype.Component;
 
 /**
- * DESIGN steps 3 and 4 (one snapshot, publish export), the product's side: asks the resolver for an export under the
- * attempt's lease, polls it until READY and reads its manifest. An export the resolver ABORTED, or one of an epoch
- * older than the current one (audited), restarts the attempt ({@link ResolverClient.GoneException}); one of another
- * stream or epoch fails it.
+ * docs/design.md steps 3 and 4 (one snapshot, publish export), the product's side: asks the resolver for an export
+ * under the attempt's lease, polls it until READY and reads its manifest. An export the resolver ABORTED, or one of an
+ * epoch older than the current one (audited), restarts the attempt ({@link ResolverClient.GoneException}); one of
+ * another stream or epoch fails it.
  */
 @Component
 class AwaitExportStep {

@@ -16,7 +16,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * DESIGN step 7, its catch-up: applies the retained events after W to the shadow generation page by page, one
+ * docs/design.md step 7, its catch-up: applies the retained events after W to the shadow generation page by page, one
  * fenced transaction each, with the live apply code (same dedupe, revision checks and parking), until a page
  * reaches the head. One page ahead is fetched, chain-verified and parsed on another thread while the current one
  * applies ({@code catchUp.fetch} is the time the apply waited for a page).

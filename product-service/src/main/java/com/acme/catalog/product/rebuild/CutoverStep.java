@@ -13,10 +13,11 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * DESIGN step 7, its cutover: under the stream's serving lock (the live applier waits) applies what the resolver
- * committed since the last catch-up page ({@link TailApplier}), requires every position up to the head H processed and none parked, and
- * points the stream at the shadow, in one transaction committed only under the worker fence. The HTTP reads inside
- * the transaction keep the live pause short: only the tail since the last catch-up page is fetched.
+ * docs/design.md step 7, its cutover: under the stream's serving lock (the live applier waits) applies what the
+ * resolver committed since the last catch-up page ({@link TailApplier}), requires every position up to the head H
+ * processed and none parked, and points the stream at the shadow, in one transaction committed only under the worker
+ * fence. The HTTP reads inside the transaction keep the live pause short: only the tail since the last catch-up page is
+ * fetched.
  */
 @Component
 class CutoverStep {

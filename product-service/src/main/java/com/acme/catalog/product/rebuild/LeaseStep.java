@@ -6,7 +6,7 @@ import com.acme.catalog.product.resolver.ResolverClient;
 import org.springframework.stereotype.Component;
 
 /**
- * DESIGN step 2 (pin retention), the product's side: learns the stream's epoch from the resolver and pins its
+ * docs/design.md step 2 (pin retention), the product's side: learns the stream's epoch from the resolver and pins its
  * retention with a resolver lease for the whole attempt, kept alive by the attempt's one {@link LeaseKeeper} until
  * {@link RetireStep} releases it.
  */

@@ -10,8 +10,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * DESIGN step 5 (load shadow): loads the READY export into a new BUILDING generation ({@link ShadowLoader}) whose
- * attach commits only under the worker fence, and records W, the row count and the load's step durations. The
+ * docs/design.md step 5 (load shadow): loads the READY export into a new BUILDING generation ({@link ShadowLoader})
+ * whose attach commits only under the worker fence, and records W, the row count and the load's step durations. The
  * loader commits the generation's row (and its plain tables) before the attach: the attempt knows the generation at
  * once, so an abandoned attempt drops it.
  */

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
 /**
- * Runs rebuilds (docs/rebuild.md). Each attempt is one cycle of {@link RebuildSteps}, one class per DESIGN step:
+ * Runs rebuilds (docs/rebuild.md). Each attempt is one cycle of {@link RebuildSteps}, one class per protocol step
+ * (docs/design.md):
  * <ol>
  * <li>{@link LeaseStep}: learn the epoch, pin retention with a lease kept by one {@link LeaseKeeper} (step 2);</li>
  * <li>{@link AwaitExportStep}: request an export and wait until it is READY (steps 3–4);</li>
@@ -29,8 +30,9 @@ import org.springframework.stereotype.Service;
  * <li>{@link CutoverStep}: under the serving lock, apply the tail to the head H and swap (step 7);</li>
  * <li>{@link RetireStep}: retire the old generation, register the consumer at H, release the lease (step 7).</li>
  * </ol>
- * This class sequences them and decides restarts ({@link RebuildLedger} records each decision): a 410 from the resolver drops the shadow and restarts from a new
- * export (bounded attempts); any other failure drops the shadow, releases the lease and leaves the rebuild FAILED.
+ * This class sequences them and decides restarts ({@link RebuildLedger} records each decision): a 410 from the resolver
+ * drops the shadow and restarts from a new export (bounded attempts); any other failure drops the shadow, releases the
+ * lease and leaves the rebuild FAILED.
  *
  * <p>A rebuild runs under this instance's worker lease of the stream ({@link WorkerLeases}): the load, every
  * catch-up page and the cutover each end with the fence check, so once another owner (or a newer fence) took the

@@ -2,7 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import org.springframework.stereotype.Component;
 
-/** The steps {@link RebuildService} drives, one per DESIGN step, in their order. */
+/** The steps {@link RebuildService} drives, one per docs/design.md step, in their order. */
 @Component
 record RebuildSteps(LeaseStep lease, AwaitExportStep export, LoadShadowStep load, CatchUpStep catchUp,
         CutoverStep cutover, RetireStep retire) {

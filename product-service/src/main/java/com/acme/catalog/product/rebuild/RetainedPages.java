@@ -12,8 +12,8 @@ import com.acme.catalog.product.resolver.ResolverClient;
 import org.springframework.stereotype.Component;
 
 /**
- * DESIGN step 6 (retained events), the product's side, for the catch-up and the cutover: reads the page of events
- * after a position under the attempt's lease and epoch, verifies its chain and parses its events. A 410 is
+ * docs/design.md step 6 (retained events), the product's side, for the catch-up and the cutover: reads the page of
+ * events after a position under the attempt's lease and epoch, verifies its chain and parses its events. A 410 is
  * {@link ResolverClient.GoneException} (restart from a new export).
  */
 @Component

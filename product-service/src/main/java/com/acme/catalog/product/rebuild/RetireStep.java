@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * DESIGN step 7, its end: after the cutover committed, retires the old generation, registers the consumer at the
- * target H and reports H (the live cursor moves on from there), then releases the lease. Also undoes what an
+ * docs/design.md step 7, its end: after the cutover committed, retires the old generation, registers the consumer at
+ * the target H and reports H (the live cursor moves on from there), then releases the lease. Also undoes what an
  * attempt that did not cut over left (its shadow, its lease) and what a stopped worker left (its BUILDING
  * generations, its leases).
  */

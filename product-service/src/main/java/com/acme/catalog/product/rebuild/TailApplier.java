@@ -6,7 +6,7 @@ import com.acme.catalog.product.projection.GenerationCursor;
 import org.springframework.stereotype.Component;
 
 /**
- * The cutover's tail (DESIGN step 7): the retained events the resolver committed since the last catch-up page,
+ * The cutover's tail (docs/design.md step 7): the retained events the resolver committed since the last catch-up page,
  * read page by page (chain-verified) and applied to the locked shadow with the live apply code until a page reaches
  * the head. Runs in the caller's transaction, under the serving lock the cutover holds.
  */

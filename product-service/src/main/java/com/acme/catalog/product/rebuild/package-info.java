@@ -1,6 +1,6 @@
 /**
- * Rebuilds of a stream's projection from a resolver export (docs/rebuild.md): the product's side of DESIGN steps 2
- * to 7, one class per step, driven by {@link com.acme.catalog.product.rebuild.RebuildService}.
+ * Rebuilds of a stream's projection from a resolver export (docs/rebuild.md): the product's side of docs/design.md
+ * steps 2 to 7, one class per step, driven by {@link com.acme.catalog.product.rebuild.RebuildService}.
  * <ul>
  * <li>Step 2, pin retention: {@link com.acme.catalog.product.rebuild.LeaseStep}, the attempt's one
  * {@link com.acme.catalog.product.rebuild.LeaseKeeper}.</li>

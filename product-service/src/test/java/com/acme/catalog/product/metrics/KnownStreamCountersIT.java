@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
 
 /**
- * CONTRACT: {@code product_old_epoch_deliveries_total} exists at 0 for every stream the product knows before the
+ * The contract: {@code product_old_epoch_deliveries_total} exists at 0 for every stream the product knows before the
  * first old-epoch event arrives (the OldEpochDeliveries alert needs a series to see the first increase).
  */
 @TestPropertySource(properties = "product.metrics.known-streams-ms=200")

@@ -12,12 +12,12 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The product serves an OpenAPI 3 description without a token, with every endpoint of CONTRACT.md and, for each,
- * its problem responses (application/problem+json with the stable codes), and a Swagger UI.
+ * The product serves an OpenAPI 3 description without a token, with every endpoint of the contract (docs/design.md §11)
+ * and, for each, its problem responses (application/problem+json with the stable codes), and a Swagger UI.
  */
 class OpenApiIT extends ProductIT {
 
-    /** CONTRACT.md "Product" and "Both" sections: method and path (variables renamed freely). */
+    /** the contract's product endpoints and those of both services: method and path (variables renamed freely). */
     static final List<String> CONTRACT = List.of(
             "POST /v1/inbox/events",
             "GET /v1/catalog/{tenant}/{catalog}/items/{itemId}",

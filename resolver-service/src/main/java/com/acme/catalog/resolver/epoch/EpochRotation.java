@@ -18,9 +18,9 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@code POST /v1/epochs/{tenant}/{catalog}/rotate} (DESIGN step 9), in one transaction of the resolver's database
- * that holds the maintenance hold (maintenance must be on, and stays on until it ends) and the open cursor's row
- * lock:
+ * {@code POST /v1/epochs/{tenant}/{catalog}/rotate} (docs/design.md step 9), in one transaction of the resolver's
+ * database that holds the maintenance hold (maintenance must be on, and stays on until it ends) and the open cursor's
+ * row lock:
  * <ol>
  *   <li>issue epoch N+1 in the control store, N+1 above every epoch the store or the database knows (the store
  *       refuses a second rotation that computed the same number: 409 {@code EPOCH_MISMATCH});</li>

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
 /**
- * One evidence retention run (DESIGN §5), over one tenant or all:
+ * One evidence retention run (docs/design.md §5), over one tenant or all:
  * <ol>
  *   <li>finish object deletes of earlier expiries that did not complete;
  *   <li>look up every live artifact's object in the store: flag the missing ones ({@code missing_since}; they are

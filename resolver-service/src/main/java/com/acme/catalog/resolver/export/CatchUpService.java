@@ -21,8 +21,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * DESIGN step 6: one bounded page of retained events after {@code after}. The page, P, the cursor and the digest
- * before the page are read in one snapshot, so the page is exactly positions after+1..through with nothing
+ * docs/design.md step 6: one bounded page of retained events after {@code after}. The page, P, the cursor and the
+ * digest before the page are read in one snapshot, so the page is exactly positions after+1..through with nothing
  * missing; the lease is checked before and again after reading (fail closed).
  */
 @Service

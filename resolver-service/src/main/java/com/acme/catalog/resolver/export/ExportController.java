@@ -25,9 +25,9 @@ import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 
 /**
- * CONTRACT export endpoints. Role {@code operator}, or {@code consumer} (the product) for tenants its token may
- * access and only with a lease its token identity took (status and manifest: an export it started); the catch-up
- * endpoint is {@link CatchUpController}.
+ * The contract's export endpoints (docs/exports.md). Role {@code operator}, or {@code consumer} (the product) for
+ * tenants its token may access and only with a lease its token identity took (status and manifest: an export it
+ * started); the catch-up endpoint is {@link CatchUpController}.
  */
 @RestController
 class ExportController {

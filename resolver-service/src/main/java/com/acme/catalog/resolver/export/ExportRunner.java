@@ -29,7 +29,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Runs one export to its end (DESIGN steps 3-4): snapshot and objects, then the pin moves from P to W under the
+ * Runs one export to its end (docs/design.md steps 3-4): snapshot and objects, then the pin moves from P to W under the
  * retention lock, the lease and epoch are checked again, the manifest is written and, in one transaction that
  * checks the lease a last time, the export turns READY. A lease that expires or is released, or an epoch change,
  * at any point aborts it: ABORTED, every object removed. Anything else fails it (FAILED, objects removed).

@@ -47,7 +47,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * DESIGN step 3: one {@code REPEATABLE READ READ ONLY} transaction reads the open epoch, cursor W and its chain
+ * docs/design.md step 3: one {@code REPEATABLE READ READ ONLY} transaction reads the open epoch, cursor W and its chain
  * digest, then streams every table of current accepted state and the revision history with
  * {@code COPY (SELECT …) TO STDOUT} (pgjdbc's CopyManager on the transaction's own connection, so every row comes
  * from the same snapshot as W) through gzip into one object per table. Each row is also fed to the table's profile

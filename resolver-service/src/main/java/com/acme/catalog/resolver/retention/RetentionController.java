@@ -40,8 +40,9 @@ import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 
 /**
- * CONTRACT retention endpoints. Role {@code operator}, or {@code consumer} for consumers and leases its own token
- * registered or created; tenant-limited tokens only reach their tenants. Deregistration and prune: operator only.
+ * The contract's retention endpoints (docs/retention.md). Role {@code operator}, or {@code consumer} for consumers and
+ * leases its own token registered or created; tenant-limited tokens only reach their tenants. Deregistration and prune:
+ * operator only.
  */
 @RestController
 @RequestMapping("/v1/retention")

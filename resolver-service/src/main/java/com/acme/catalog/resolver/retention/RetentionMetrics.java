@@ -19,7 +19,7 @@ import io.micrometer.core.instrument.Timer;
 import org.springframework.stereotype.Component;
 
 /**
- * Retention metrics with the CONTRACT names. The gauges are replaced wholesale from database snapshots
+ * Retention metrics with the contract's names. The gauges are replaced wholesale from database snapshots
  * ({@link #publish}), so every instance reports the same values whoever pruned, leased or registered; the
  * counters count what this instance did (sum them across instances).
  */
@@ -80,7 +80,7 @@ class RetentionMetrics {
             active.add(MultiGauge.Row.of(stream, st.leases().size()));
             st.leases().stream().map(RetentionStatus.LeaseView::expiresAt).min(Comparator.naturalOrder())
                     .ifPresent(at -> nextExpiry.add(MultiGauge.Row.of(stream, at.toEpochMilli() / 1000.0)));
-            // the stream's counters exist at 0 before their first increment (CONTRACT: registered at start)
+            // the stream's counters exist at 0 before their first increment (the contract: registered at start)
             prunedCounter(st.stream());
             expiredCounter(st.stream());
             streamMetrics.known(st.stream());

@@ -9,7 +9,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.StreamId;
 
 /**
- * Group commit per stream (DESIGN §4 step 1): while one physical transaction of a stream is in flight, writes of
+ * Group commit per stream (docs/design.md step 1): while one physical transaction of a stream is in flight, writes of
  * that stream that arrive queue up; when it ends, the oldest queued write's own thread becomes the leader, takes
  * the queue (within the bounds) and commits it as one physical transaction in which every write stays its own
  * logical transaction (own transaction id, own positions, own result). A quiet stream's write starts at once; on a

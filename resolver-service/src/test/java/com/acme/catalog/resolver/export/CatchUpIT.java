@@ -22,7 +22,7 @@ import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * DESIGN step 6: pages of retained events after W carry chain digests that verify from the export's digest at W
+ * docs/design.md step 6: pages of retained events after W carry chain digests that verify from the export's digest at W
  * to the cursor's, whatever the page size; the lease keeps the pruner below its pin; a stale cursor, an ended
  * lease and another epoch are each 410 with their code.
  */

@@ -35,7 +35,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 
 /**
- * DESIGN step 3 under load: exports taken while writer threads keep changing every table hold exactly the
+ * docs/design.md step 3 under load: exports taken while writer threads keep changing every table hold exactly the
  * accepted state at their cursor W, proven against state recomputed from the revision history at W, and exactly the
  * revision history through W; their objects load with a plain {@code COPY … FROM STDIN}.
  */

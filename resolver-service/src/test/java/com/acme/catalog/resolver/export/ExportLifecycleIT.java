@@ -163,7 +163,7 @@ class ExportLifecycleIT extends AbstractExportIT {
             assertThat(sum.path("tables").path(t.name()).path("sha256").stringValue())
                     .isEqualTo(manifest.stateChecksum().get(t).sha256());
         }
-        // the metric of the CONTRACT
+        // the contract's metric
         String metrics = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
         assertThat(metrics).contains("resolver_export_seconds_count{").contains("outcome=\"READY\"");
     }

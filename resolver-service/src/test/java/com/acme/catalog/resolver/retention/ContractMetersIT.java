@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
 
 /**
- * CONTRACT: every named metric is registered when its service starts, a counter at 0 before its first increment.
- * A stream this instance never wrote to, exported or leased (only its cursor row exists: another instance wrote
- * it) shows its per-stream counters and histograms at 0 once the status refresh has seen it, so alerts on
- * {@code increase(...)} see the first event and dashboards show 0 rather than "no data". The soonest lease's
+ * The contract (docs/design.md §11): every named metric is registered when its service starts, a counter at 0 before
+ * its first increment. A stream this instance never wrote to, exported or leased (only its cursor row exists: another
+ * instance wrote it) shows its per-stream counters and histograms at 0 once the status refresh has seen it, so alerts
+ * on {@code increase(...)} see the first event and dashboards show 0 rather than "no data". The soonest lease's
  * expiry is a gauge the LeaseExpiringSoon alert reads.
  */
 @TestPropertySource(properties = {"retention.status.enabled=true", "retention.status.refresh-interval=PT0.3S"})

@@ -15,8 +15,8 @@ import org.springframework.http.HttpMethod;
 
 /**
  * Bad input for every retention endpoint (unknown ids, malformed ids, negative or missing numbers, ttl 0 or huge,
- * wrong roles, wrong tenants, another epoch): each answer is problem+json with a CONTRACT code, and no retention
- * row, outbox row or cursor changes.
+ * wrong roles, wrong tenants, another epoch): each answer is problem+json with a stable code (ProblemCode), and no
+ * retention row, outbox row or cursor changes.
  */
 class RetentionBadInputIT extends AbstractRetentionIT {
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** docs/grafana/retention-dashboard.json is a well-formed dashboard whose panels query the CONTRACT metrics. */
+/** docs/grafana/retention-dashboard.json is a well-formed dashboard whose panels query the contract's metrics. */
 class RetentionDashboardTest {
 
     static final Path DASHBOARD = Path.of("..", "docs", "grafana", "retention-dashboard.json");

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
 
 /**
- * The scheduled pruner and status refresh: pruning happens without being asked, and the CONTRACT gauges follow
+ * The scheduled pruner and status refresh: pruning happens without being asked, and the contract's gauges follow
  * the database, including rows this instance never wrote (another instance's consumer, cursor or lease).
  */
 @TestPropertySource(properties = {"retention.prune.enabled=true", "retention.prune.interval=PT0.3S",

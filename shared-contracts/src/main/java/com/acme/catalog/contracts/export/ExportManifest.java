@@ -19,10 +19,10 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The manifest of one export (CONTRACT.md "Manifest"): which (stream, epoch) and cursor W it is, the chain digest
- * at W, the state checksum of the exported state (the {@code accepted-state-v1} tables; the revision history has no
- * profile checksum), and every object ({@link ExportTable}) with its row count, size and SHA-256 exactly as stored.
- * Written last: an export whose manifest exists is complete.
+ * The manifest of one export (docs/exports.md "Objects and manifest"): which (stream, epoch) and cursor W it is, the
+ * chain digest at W, the state checksum of the exported state (the {@code accepted-state-v1} tables; the revision
+ * history has no profile checksum), and every object ({@link ExportTable}) with its row count, size and SHA-256 exactly
+ * as stored. Written last: an export whose manifest exists is complete.
  */
 public record ExportManifest(String exportId, String tenant, String catalog, long epoch, long cursor,
         String chainDigest, Instant createdAt, String checksumProfile, Map<Table, TableChecksum> stateChecksum,
@@ -63,7 +63,7 @@ public record ExportManifest(String exportId, String tenant, String catalog, lon
         }
     }
 
-    /** The manifest as UTF-8 JSON, members in the order CONTRACT.md lists them. */
+    /** The manifest as UTF-8 JSON, members in the order docs/exports.md lists them. */
     public byte[] toJson() {
         ObjectNode m = JSON.createObjectNode();
         m.put("format", ExportFormat.MANIFEST_FORMAT);

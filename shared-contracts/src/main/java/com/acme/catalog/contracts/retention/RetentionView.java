@@ -6,7 +6,7 @@ import java.util.UUID;
 
 /**
  * {@code GET /v1/retention/streams/{tenant}/{catalog}?epoch=}: retention of one (stream, epoch) in one snapshot,
- * CONTRACT names first, additions after. Every field is present; an unknown time is null.
+ * The contract's names first, additions after. Every field is present; an unknown time is null.
  *
  * @param cursor           the epoch's committed position W
  * @param prunedThrough    P

@@ -32,7 +32,7 @@ import org.springframework.util.AntPathMatcher;
  * operation can answer, as {@code application/problem+json} with the shared {@code Problem} schema and the stable
  * codes it may carry ({@code x-problem-codes}, also in the description). Every operation: 400 {@code INVALID_ID} /
  * {@code INVALID_BODY}, 500 {@code INTERNAL} and 503 {@code DATABASE_UNAVAILABLE}; a protected one 401 and 403
- * (and the bearer scheme); one with a path variable 404; the codes CONTRACT.md names for particular endpoints
+ * (and the bearer scheme); one with a path variable 404; the codes the contract names for particular endpoints
  * from {@link #RULES}.
  */
 public final class OpenApiProblems implements OpenApiCustomizer {
