@@ -98,7 +98,7 @@ class InboxService {
         long newest = events.stream().mapToLong(IntegrationEvent::epoch).max().orElseThrow();
         long known = epochs.current(stream);
         GenerationCursor cursor = generations.lockServing(stream)
-                .orElseGet(() -> start(stream, Math.max(newest, known)));
+                .orElseGet(() -> start(stream, Math.max(newest, known), events));
         // the current epoch: the serving generation's, or the resolver's when it announced a newer one (the
         // generation is then stale and being rebuilt; its own epoch's events must not be applied to it any more)
         long current = Math.max(cursor.epoch(), known > cursor.epoch() ? epochs.currentInDatabase(stream) : 0);
@@ -138,11 +138,12 @@ class InboxService {
     }
 
     /**
-     * A delivery never opens a stream: only one in PRODUCT_STREAMS gets an empty serving generation from its first
-     * delivery (with {@code product.inbox.auto-start-streams}); any other must be bootstrapped first (a rebuild),
-     * so a relay token replayed by anyone cannot plant a stream the product was never told to serve.
+     * A delivery never opens a stream on its own: only one that PRODUCT_STREAMS lists or subscribes to gets an empty
+     * serving generation from its first delivery (with {@code product.inbox.auto-start-streams}), and only once the
+     * resolver confirms the stream, the epoch and the chain digest at the delivery's last position of that epoch; any
+     * other must be bootstrapped first (a rebuild), so a relay token replayed by anyone cannot plant a stream.
      */
-    private GenerationCursor start(StreamId stream, long epoch) {
+    private GenerationCursor start(StreamId stream, long epoch, List<IntegrationEvent> events) {
         if (!admission.mayStartOnDelivery(stream)) {
             metrics.refusedUnknownStream();
             throw new ApiException(ProblemCode.NOT_FOUND, "stream " + stream + " is not served here: it is not in "
@@ -151,6 +152,18 @@ class InboxService {
         if (!autoStart) {
             throw new ApiException(ProblemCode.NOT_FOUND, "stream " + stream + " has no serving generation; "
                     + "bootstrap it with a rebuild first");
+        }
+        IntegrationEvent last = events.stream().filter(e -> e.epoch() == epoch)
+                .max(java.util.Comparator.comparingLong(IntegrationEvent::position))
+                .orElseThrow(() -> new ApiException(ProblemCode.NOT_FOUND, "stream " + stream + " has no serving "
+                        + "generation and this delivery has no event of its current epoch " + epoch));
+        try {
+            admission.confirm(stream, last);
+        } catch (ApiException refused) {
+            if (refused.code() != ProblemCode.DATABASE_UNAVAILABLE) {
+                metrics.refusedUnknownStream();
+            }
+            throw refused;
         }
         log.info("{}: no serving generation yet, starting an empty one at position 0 of epoch {}", stream, epoch);
         return generations.startServingEmpty(stream, epoch);

@@ -38,6 +38,7 @@ import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The recovery worker (docs/rebuild.md "Recovery worker"). Per stream, and only while this instance holds the
@@ -86,6 +87,8 @@ public class RecoveryWorker implements SmartLifecycle {
     private final Duration maxBackoff;
     private final int maxPagesPerCycle;
     private final List<StreamId> configured;
+    private final ProductStreamsProperties subscriptions;
+    private final TransactionTemplate tx;
     private final Map<StreamId, ScheduledFuture<?>> pending = new ConcurrentHashMap<>();
     private final Map<StreamId, Backoff> backoffs = new ConcurrentHashMap<>();
     /** The rebuild the worker started last per stream: a FAILED one counts as a failed cycle. */
@@ -98,7 +101,10 @@ public class RecoveryWorker implements SmartLifecycle {
     RecoveryWorker(WorkerLeases leases, RebuildService rebuilds, ResolverClient resolver,
             GenerationRepository generations, ServingCatchUp catchUp, ChainDivergence divergence,
             RecoveryStatusRepository status, MeterRegistry meters, StreamEpochs epochs, OldEpochAudit audit,
-            Optional<Clock> clock, RecoveryProperties properties, ProductStreamsProperties streams) {
+            Optional<Clock> clock, RecoveryProperties properties, ProductStreamsProperties streams,
+            TransactionTemplate tx) {
+        this.tx = tx;
+        this.subscriptions = streams;
         this.leases = leases;
         this.rebuilds = rebuilds;
         this.resolver = resolver;
@@ -223,10 +229,10 @@ public class RecoveryWorker implements SmartLifecycle {
         }
         Optional<GenerationCursor> serving = generations.serving(s);
         if (serving.isEmpty()) {
-            if (!configured.contains(s)) {
+            if (!subscriptions.matches(s)) {
                 return Outcome.IDLE;
             }
-            return rebuild(s, "no serving generation");
+            return open(s);
         }
         GenerationCursor c = serving.get();
         // the control store's current epoch (through the resolver's epoch API), then the resolver's cursor; while
@@ -318,6 +324,34 @@ public class RecoveryWorker implements SmartLifecycle {
     }
 
     /**
+     * Opens a stream the product should serve and does not (DESIGN §9): it costs what the stream holds. While the
+     * resolver still retains the stream from position 1 (pruned-through 0), an empty generation at 0 of its epoch
+     * starts serving and the next cycle catches it up from the retained events (the live apply, bounded pages; one
+     * page for a small stream), with no export; a listed stream's consumer is registered first, so the relay
+     * delivers what follows. A pruned stream is rebuilt from an export. A stream without any write yet waits for
+     * its first delivery.
+     */
+    private Outcome open(StreamId s) {
+        Optional<RetentionView> source = resolver.statusIfKnown(s);
+        if (source.isEmpty()) {
+            status.ok(s, null, null, false);
+            return Outcome.IDLE;
+        }
+        RetentionView v = source.get();
+        if (v.prunedThrough() > 0) {
+            return rebuild(s, "no serving generation, and the resolver pruned the stream through "
+                    + v.prunedThrough());
+        }
+        if (configured.contains(s)) {
+            resolver.registerConsumer(s, v.epoch());
+        }
+        tx.executeWithoutResult(t -> generations.startServingEmpty(s, v.epoch()));
+        log.info("{}: opened at position 0 of epoch {} without an export; catching up {} retained event(s)", s,
+                v.epoch(), v.cursor());
+        return v.cursor() > 0 ? Outcome.MORE : Outcome.CURRENT;
+    }
+
+    /**
      * Held (parked or pending) events of a generation of an old epoch will never be applied: they go to the audit
      * as PARKED, so completeness no longer waits for them.
      */
@@ -406,20 +440,8 @@ public class RecoveryWorker implements SmartLifecycle {
         return running;
     }
 
-    /** {@code PRODUCT_STREAMS}: {@code tenant/catalog,…}. */
+    /** The {@code tenant/catalog} entries of {@code PRODUCT_STREAMS} (patterns are parsed but not listed). */
     public static List<StreamId> parseStreams(String streams) {
-        List<StreamId> out = new ArrayList<>();
-        for (String part : streams.split(",")) {
-            String p = part.strip();
-            if (p.isEmpty()) {
-                continue;
-            }
-            int slash = p.indexOf('/');
-            if (slash < 0) {
-                throw new IllegalArgumentException("PRODUCT_STREAMS entries are tenant/catalog, not '" + p + "'");
-            }
-            out.add(new StreamId(p.substring(0, slash), p.substring(slash + 1)));
-        }
-        return out;
+        return new ProductStreamsProperties(streams).list();
     }
 }

@@ -19,6 +19,7 @@ import com.acme.catalog.contracts.retention.LeaseRequest;
 import com.acme.catalog.contracts.retention.ProgressRecorded;
 import com.acme.catalog.contracts.retention.ProgressRequest;
 import com.acme.catalog.contracts.retention.RetentionView;
+import com.acme.catalog.contracts.retention.SubscriptionRegistered;
 
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -111,6 +112,25 @@ public class ResolverClient {
         return status(s).epoch();
     }
 
+    /**
+     * {@link #status}, or empty when the resolver holds nothing of the stream yet (404: no write so far).
+     */
+    public Optional<RetentionView> statusIfKnown(StreamId s) {
+        ResponseEntity<String> r = rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(), s.catalog())
+                .retrieve().toEntity(String.class);
+        return r.getStatusCode().value() == 404 ? Optional.empty()
+                : Optional.of(read("retention status", r, RetentionView.class));
+    }
+
+    /**
+     * Subscribes this product to every stream of {@code tenantPattern} (a tenant, or {@code *}): the resolver
+     * registers it at position 0 of each matching stream, existing and future, delivered to its URL.
+     */
+    public void subscribe(String tenantPattern) {
+        read("subscription", post("/v1/retention/consumers", new ConsumerRegistrationRequest(consumerId,
+                tenantPattern, ConsumerRegistrationRequest.ANY, null, deliveryUrl)), SubscriptionRegistered.class);
+    }
+
     /** @return the retention status of the stream's open epoch: its epoch and committed cursor among others */
     public RetentionView status(StreamId s) {
         return read("retention status", rest.get().uri("/v1/retention/streams/{t}/{c}", s.tenant(), s.catalog())
@@ -175,9 +195,28 @@ public class ResolverClient {
      * @throws AheadOfSourceException when the resolver has not committed {@code position}
      */
     public ChainDigestAt chainDigest(StreamId s, long epoch, long position) {
-        ResponseEntity<String> r = rest.get().uri(u -> u.path("/v1/streams/{t}/{c}/chain-digest")
+        return chainDigest(s, epoch, position, getChainDigest(s, epoch, position));
+    }
+
+    /**
+     * {@link #chainDigest}, or empty when the resolver holds no such stream (404): how a first delivery of a stream
+     * is confirmed before the stream is opened.
+     */
+    public Optional<ChainDigestAt> chainDigestIfKnown(StreamId s, long epoch, long position) {
+        ResponseEntity<String> r = getChainDigest(s, epoch, position);
+        if (r.getStatusCode().value() == 404) {
+            return Optional.empty();
+        }
+        return Optional.of(chainDigest(s, epoch, position, r));
+    }
+
+    private ResponseEntity<String> getChainDigest(StreamId s, long epoch, long position) {
+        return rest.get().uri(u -> u.path("/v1/streams/{t}/{c}/chain-digest")
                 .queryParam("position", position).queryParam("epoch", epoch).build(s.tenant(), s.catalog()))
                 .retrieve().toEntity(String.class);
+    }
+
+    private ChainDigestAt chainDigest(StreamId s, long epoch, long position, ResponseEntity<String> r) {
         if (r.getStatusCode().value() == 422 && r.getBody() != null
                 && "POSITION_AHEAD".equals(json.readTree(r.getBody()).path("code").stringValue())) {
             throw new AheadOfSourceException("the resolver has not committed position " + position + " of " + s

@@ -22,11 +22,13 @@ import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 16 part 2: a delivery never opens a stream. With the relay token (stolen, say) a delivery for a stream that
- * is neither in PRODUCT_STREAMS nor served is refused and leaves nothing behind, so it plants nothing public; a
- * listed stream starts from its first delivery, a bootstrapped (served) one takes deliveries.
+ * A delivery never opens a stream on its own. With the relay token (stolen, say) a delivery for a stream that is
+ * neither in PRODUCT_STREAMS (listed or by pattern) nor served is refused and leaves nothing behind, so it plants
+ * nothing public; nor is one for a matching stream the resolver does not confirm (unknown, or another digest at the
+ * delivered position). A listed or matching stream the resolver confirms starts from its first delivery; a
+ * bootstrapped (served) one takes deliveries.
  */
-@TestPropertySource(properties = {"test.inbox.any-stream=false", "product.streams=acme/listed"})
+@TestPropertySource(properties = {"test.inbox.any-stream=false", "product.streams=acme/listed,initech/*"})
 class StreamAdmissionIT extends ProductIT {
 
     @Autowired
@@ -53,6 +55,7 @@ class StreamAdmissionIT extends ProductIT {
     @Test
     void aListedStreamStartsFromItsFirstDeliveryAndABootstrappedOneTakesDeliveries() {
         StreamId listed = new StreamId("acme", "listed");
+        confirmAtResolver(listed);
         ResponseEntity<JsonNode> first = deliver("r", plant(listed));
         assertThat(first.getStatusCode().value()).as("%s", first.getBody()).isEqualTo(200);
         assertThat(get("/v1/catalog/acme/listed/items/planted").getStatusCode().value()).isEqualTo(200);
@@ -64,12 +67,60 @@ class StreamAdmissionIT extends ProductIT {
         assertThat(get("/v1/catalog/acme/booted/items/planted").getStatusCode().value()).isEqualTo(200);
     }
 
+    @Test
+    void aStreamMatchingASubscriptionOpensOnItsFirstDeliveryOnceTheResolverConfirmsIt() {
+        StreamId fresh = new StreamId("initech", "fresh");
+        confirmAtResolver(fresh);
+        ResponseEntity<JsonNode> first = deliver("r", plant(fresh));
+        assertThat(first.getStatusCode().value()).as("%s", first.getBody()).isEqualTo(200);
+        assertThat(get("/v1/catalog/initech/fresh/items/planted").getStatusCode().value()).isEqualTo(200);
+    }
+
+    @Test
+    void aForgedDeliveryForAMatchingStreamTheResolverDoesNotHaveIsRefusedAndWritesNothing() {
+        // a valid relay token and a self-consistent chain, but the resolver never had the stream
+        StreamId unknown = new StreamId("initech", "unknown");
+        ResponseEntity<JsonNode> r = deliver("r", plant(unknown));
+        assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(404);
+        assertThat(r.getBody().path("code").stringValue()).isEqualTo("NOT_FOUND");
+        assertNothingWritten("initech", "unknown");
+    }
+
+    @Test
+    void aDeliveryWhoseDigestIsNotTheResolversIsRefusedAndWritesNothing() {
+        StreamId other = new StreamId("initech", "mismatch");
+        RESOLVER.knowDigest(other, 1, 2, "0".repeat(63) + "1");
+        ResponseEntity<JsonNode> r = deliver("r", plant(other));
+        assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(422);
+        assertThat(r.getBody().path("code").stringValue()).isEqualTo("CHAIN_BROKEN");
+        assertNothingWritten("initech", "mismatch");
+    }
+
+    private void assertNothingWritten(String tenant, String catalog) {
+        assertThat(jdbc.sql("SELECT count(*) FROM generation WHERE tenant = ? AND catalog = ?")
+                .params(tenant, catalog).query(Long.class).single()).isZero();
+        assertThat(jdbc.sql("SELECT count(*) FROM serving_generation WHERE tenant = ? AND catalog = ?")
+                .params(tenant, catalog).query(Long.class).single()).isZero();
+        assertThat(get("/v1/catalog/" + tenant + "/" + catalog + "/items/planted").getStatusCode().value())
+                .isEqualTo(404);
+    }
+
+    /** What the resolver answers for a stream it has: its digest at the planted chain's last position. */
+    private static void confirmAtResolver(StreamId s) {
+        List<Event> chain = chain(s);
+        Event last = chain.get(chain.size() - 1);
+        RESOLVER.knowDigest(s, last.epoch(), last.position(), last.chainDigest());
+    }
+
     /** An item and a PUBLIC release of it, well chained from position 1. */
     private static List<String> plant(StreamId s) {
+        return InboxDeliveryIT.delivered(chain(s), 0, 1);
+    }
+
+    private static List<Event> chain(StreamId s) {
         CatalogHistory h = new CatalogHistory(new Random(16));
-        List<Event> chain = new ChainWriter(s, 1, new Random(16)).appendAll(List.of(
+        return new ChainWriter(s, 1, new Random(16)).appendAll(List.of(
                 h.upsertItem("planted", CatalogHistory.attributes("Forged", 1, "red")),
                 h.putRelease("forged", "PUBLIC", Map.of("planted", 1))));
-        return InboxDeliveryIT.delivered(chain, 0, 1);
     }
 }

@@ -36,6 +36,7 @@ final class FakeCatchUpResolver implements AutoCloseable {
         volatile List<ChainWriter.Event> events = List.of();
         volatile long epoch = 1;
         volatile int statusAnswer = 200;
+        volatile long prunedThrough;
         volatile boolean gone;
         volatile boolean brokenChain;
         final AtomicInteger pagesServed = new AtomicInteger();
@@ -81,7 +82,7 @@ final class FakeCatchUpResolver implements AutoCloseable {
                     return;
                 }
                 String catalog = path.substring(path.lastIndexOf('/') + 1);
-                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"cursor\":" + s.events.size() + ",\"prunedThrough\":0,"
+                answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"cursor\":" + s.events.size() + ",\"prunedThrough\":" + s.prunedThrough + ","
                         + "\"retainedEvents\":" + s.events.size() + ",\"blockedBy\":[],\"consumers\":[],\"leases\":[],"
                         + "\"tenant\":\"acme\",\"catalog\":\"" + catalog + "\",\"minAge\":\"PT1H\",\"ripeThrough\":0,"
                         + "\"pruneableThrough\":0,\"observedAt\":\"" + AT + "\"}");
@@ -105,6 +106,11 @@ final class FakeCatchUpResolver implements AutoCloseable {
                 answer(ex, 200, "{\"expiresAt\":\"" + AT + "\"}");
             } else if (method.equals("DELETE") && path.startsWith("/v1/retention/leases/")) {
                 answer(ex, 204, null);
+            } else if (method.equals("POST") && path.equals("/v1/retention/consumers")) {
+                JsonNode r = JSON.readTree(request);
+                answer(ex, 201, "{\"consumerId\":\"" + r.path("consumerId").stringValue() + "\",\"durablePosition\":0,"
+                        + "\"tenant\":\"acme\",\"catalog\":\"" + r.path("catalog").stringValue() + "\",\"epoch\":1,"
+                        + "\"deliveryUrl\":null,\"registeredAt\":\"" + AT + "\",\"streams\":0}");
             } else if (method.equals("PUT") && path.endsWith("/progress")) {
                 answer(ex, 200, "{\"durablePosition\":0}");
             } else if (method.equals("GET") && path.endsWith("/chain-digest")) {

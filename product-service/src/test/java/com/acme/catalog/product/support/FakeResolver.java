@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 
@@ -44,6 +45,7 @@ public final class FakeResolver {
     private FakeResolver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/v1/retention/consumers/", this::handle);
+        server.createContext("/v1/streams/", this::handle);
         server.setExecutor(Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "fake-resolver");
             t.setDaemon(true);
@@ -106,10 +108,22 @@ public final class FakeResolver {
         return reports().stream().filter(r -> r.tenant().equals(tenant) && r.catalog().equals(catalog)).toList();
     }
 
+    /** Streams whose chain digest at a position this fake confirms: tenant/catalog/epoch/position -> digest. */
+    private final Map<String, String> digests = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Answers {@code GET /v1/streams/{t}/{c}/chain-digest?position=&epoch=} with {@code digest} from now on. */
+    public void knowDigest(com.acme.catalog.contracts.StreamId s, long epoch, long position, String digest) {
+        digests.put(s + "/" + epoch + "/" + position, digest);
+    }
+
     private void handle(HttpExchange ex) throws IOException {
         try (ex; InputStream in = ex.getRequestBody()) {
             String path = ex.getRequestURI().getPath();
             String[] parts = path.split("/");
+            if ("GET".equals(ex.getRequestMethod()) && parts.length == 6 && "chain-digest".equals(parts[5])) {
+                answerDigest(ex, parts[3], parts[4]);
+                return;
+            }
             if (!"PUT".equals(ex.getRequestMethod()) || parts.length != 6 || !"progress".equals(parts[5])) {
                 ex.sendResponseHeaders(404, -1);
                 return;
@@ -135,5 +149,26 @@ public final class FakeResolver {
             ex.sendResponseHeaders(status, answer.length);
             ex.getResponseBody().write(answer);
         }
+    }
+
+    private void answerDigest(HttpExchange ex, String tenant, String catalog) throws IOException {
+        Map<String, String> q = new java.util.HashMap<>();
+        for (String kv : String.valueOf(ex.getRequestURI().getQuery()).split("&")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) {
+                q.put(kv.substring(0, eq), kv.substring(eq + 1));
+            }
+        }
+        String digest = digests.get(tenant + "/" + catalog + "/" + q.get("epoch") + "/" + q.get("position"));
+        if (digest == null) {
+            ex.sendResponseHeaders(404, -1);
+            return;
+        }
+        byte[] answer = ("{\"tenant\":\"" + tenant + "\",\"catalog\":\"" + catalog + "\",\"epoch\":" + q.get("epoch")
+                + ",\"position\":" + q.get("position") + ",\"chainDigest\":\"" + digest + "\",\"head\":"
+                + q.get("position") + "}").getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().add("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, answer.length);
+        ex.getResponseBody().write(answer);
     }
 }
