@@ -47,8 +47,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * verified-through position with the resolver's boundary (its committed cursor) and closes the difference (on a periodic trigger only what the relay has not
  * delivered for a whole interval, so it does not race a working relay): bounded catch-up pages through
  * {@code GET /v1/exports/events}, or a rebuild when there is no serving generation, the epoch changed, or the
- * resolver answers 410. Triggers: startup, a live gap or chain break, deliveries resuming after a failure, and a
- * periodic interval. A cycle that used its page budget continues in the next one; failures back off
+ * resolver answers 410; a stream it should serve and has no generation for is opened ({@code open}: empty and
+ * caught up while the resolver retains it from position 1, else rebuilt). Triggers: startup (listed streams), a live
+ * gap or chain break, deliveries resuming after a failure, and the {@link StreamSweep}, which asks only for streams
+ * whose epoch, head or digest moved. A cycle that used its page budget continues in the next one; failures back off
  * exponentially to a cap and show as RETRYING (BLOCKED for a chain that does not verify) in
  * {@code recovery_status}. One thread; nothing here is part of readiness.
  */
@@ -155,29 +157,31 @@ public class RecoveryWorker implements SmartLifecycle {
         pending.put(stream, thread.schedule(() -> runCycle(stream, why), wait, TimeUnit.MILLISECONDS));
     }
 
+    /**
+     * At start: the listed streams and those with an unfinished rebuild. Served streams and streams of a subscription
+     * are checked by the first {@link StreamSweep}, which asks for a cycle only where something moved.
+     */
     @EventListener(ApplicationReadyEvent.class)
     void atStartup() {
-        for (StreamId s : streams()) {
+        Set<StreamId> out = new LinkedHashSet<>(configured);
+        out.addAll(rebuilds.unfinishedStreams());
+        for (StreamId s : out) {
             trigger(s, Trigger.STARTUP);
         }
     }
 
+    /**
+     * Every interval, the streams with an unfinished rebuild (their lease holder cleans up). Everything else periodic
+     * is the {@link StreamSweep}'s, batched over streams.
+     */
     private void periodic() {
         try {
-            for (StreamId s : streams()) {
+            for (StreamId s : rebuilds.unfinishedStreams()) {
                 trigger(s, Trigger.PERIODIC);
             }
         } catch (RuntimeException e) {
             log.warn("could not list the streams to recover: {}", e.toString());
         }
-    }
-
-    /** PRODUCT_STREAMS, every stream with a serving generation, and every stream with an unfinished rebuild. */
-    private Set<StreamId> streams() {
-        Set<StreamId> out = new LinkedHashSet<>(configured);
-        generations.servingCursors().forEach(c -> out.add(c.stream()));
-        out.addAll(rebuilds.unfinishedStreams());
-        return out;
     }
 
     private void runCycle(StreamId s, Trigger why) {

@@ -1,8 +1,10 @@
 package com.acme.catalog.product.recovery;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -19,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -46,6 +49,18 @@ public class WorkerLeases implements SmartLifecycle {
             UPDATE recovery_lease SET renewed_at = clock_timestamp(),
                                       expires_at = clock_timestamp() + make_interval(secs => ?)
              WHERE tenant = ? AND catalog = ? AND owner = ? AND fence = ? AND expires_at > clock_timestamp()
+            """;
+    /**
+     * {@link #SQL_RENEW} for every lease this instance holds, in one statement: answers the leases renewed; a held
+     * lease missing from the answer was lost. Parameters: ttl, tenants, catalogs, fences, owner.
+     */
+    private static final String SQL_RENEW_ALL = """
+            UPDATE recovery_lease l SET renewed_at = clock_timestamp(),
+                                        expires_at = clock_timestamp() + make_interval(secs => ?)
+              FROM unnest(?::text[], ?::text[], ?::bigint[]) AS h(tenant, catalog, fence)
+             WHERE l.tenant = h.tenant AND l.catalog = h.catalog AND l.fence = h.fence AND l.owner = ?
+               AND l.expires_at > clock_timestamp()
+            RETURNING l.tenant, l.catalog
             """;
     private static final String SQL_RELEASE = """
             UPDATE recovery_lease SET expires_at = clock_timestamp()
@@ -190,12 +205,27 @@ public class WorkerLeases implements SmartLifecycle {
         }
     }
 
-    private void renewAll() {
-        for (WorkerFence f : List.copyOf(held.values())) {
-            try {
-                renew(f);
-            } catch (RuntimeException e) {
-                log.warn("{}: could not renew the worker lease: {}", f.stream(), e.toString());
+    /** Renews every held lease in one statement (not one per stream); those not renewed were lost. */
+    void renewAll() {
+        List<WorkerFence> fences = List.copyOf(held.values());
+        if (fences.isEmpty()) {
+            return;
+        }
+        Set<StreamId> renewed = new HashSet<>();
+        try {
+            jdbc.sql(SQL_RENEW_ALL).params(ttlSeconds,
+                    fences.stream().map(f -> f.stream().tenant()).toArray(String[]::new),
+                    fences.stream().map(f -> f.stream().catalog()).toArray(String[]::new),
+                    fences.stream().map(WorkerFence::fence).toArray(Long[]::new), owner)
+                    .query((RowCallbackHandler) rs -> renewed.add(
+                            new StreamId(rs.getString("tenant"), rs.getString("catalog"))));
+        } catch (RuntimeException e) {
+            log.warn("could not renew the {} worker lease(s) held: {}", fences.size(), e.toString());
+            return;
+        }
+        for (WorkerFence f : fences) {
+            if (!renewed.contains(f.stream())) {
+                lost(f);
             }
         }
     }

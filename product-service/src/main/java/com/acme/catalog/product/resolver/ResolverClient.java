@@ -2,6 +2,8 @@ package com.acme.catalog.product.resolver;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.ChainDigestAt;
@@ -20,6 +22,8 @@ import com.acme.catalog.contracts.retention.ProgressRecorded;
 import com.acme.catalog.contracts.retention.ProgressRequest;
 import com.acme.catalog.contracts.retention.RetentionView;
 import com.acme.catalog.contracts.retention.SubscriptionRegistered;
+import com.acme.catalog.contracts.stream.StreamPage;
+import com.acme.catalog.contracts.stream.StreamSummary;
 
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -129,6 +133,31 @@ public class ResolverClient {
     public void subscribe(String tenantPattern) {
         read("subscription", post("/v1/retention/consumers", new ConsumerRegistrationRequest(consumerId,
                 tenantPattern, ConsumerRegistrationRequest.ANY, null, deliveryUrl)), SubscriptionRegistered.class);
+    }
+
+    /**
+     * Every stream the product's token may read (of {@code tenant} only, unless null), with its epochs, cursor, digest
+     * and pruned-through: {@code ceil(streams / pageSize)} requests, in (tenant, catalog) order.
+     */
+    public List<StreamSummary> listStreams(String tenant, int pageSize) {
+        List<StreamSummary> out = new ArrayList<>();
+        String after = null;
+        do {
+            String from = after;
+            StreamPage page = read("stream listing", rest.get().uri(u -> {
+                u.path("/v1/streams").queryParam("limit", pageSize);
+                if (tenant != null) {
+                    u.queryParam("tenant", tenant);
+                }
+                if (from != null) {
+                    u.queryParam("after", from);
+                }
+                return u.build();
+            }).retrieve().toEntity(String.class), StreamPage.class);
+            out.addAll(page.streams());
+            after = page.next();
+        } while (after != null);
+        return out;
     }
 
     /** @return the retention status of the stream's open epoch: its epoch and committed cursor among others */

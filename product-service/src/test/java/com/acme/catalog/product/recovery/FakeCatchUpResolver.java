@@ -75,7 +75,9 @@ final class FakeCatchUpResolver implements AutoCloseable {
             String path = ex.getRequestURI().getPath();
             requests.add(method + " " + path);
             Map<String, String> q = query(ex.getRequestURI().getRawQuery());
-            if (method.equals("GET") && path.startsWith("/v1/retention/streams/")) {
+            if (method.equals("GET") && path.equals("/v1/streams")) {
+                listing(ex);
+            } else if (method.equals("GET") && path.startsWith("/v1/retention/streams/")) {
                 Stream s = stream(path.substring(path.lastIndexOf('/') + 1));
                 if (s.statusAnswer != 200) {
                     answer(ex, s.statusAnswer, "{\"code\":\"INTERNAL\"}");
@@ -145,6 +147,24 @@ final class FakeCatchUpResolver implements AutoCloseable {
                 + ",\"after\":" + after + ",\"through\":" + through + ",\"chainDigestAfter\":\"" + digestAfter
                 + "\",\"chainDigestThrough\":\"" + digestThrough + "\",\"head\":" + all.size() + ",\"events\":["
                 + events + "]}");
+    }
+
+    /** {@code GET /v1/streams}: every catalog the fake holds events for (one page; answering ones only). */
+    private void listing(HttpExchange ex) throws IOException {
+        StringBuilder out = new StringBuilder();
+        streams.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+            Stream s = e.getValue();
+            if (s.statusAnswer != 200) {
+                return;
+            }
+            List<ChainWriter.Event> all = s.events;
+            String digest = all.isEmpty() ? ChainDigest.ZERO : all.get(all.size() - 1).chainDigest();
+            out.append(out.length() == 0 ? "" : ",").append("{\"tenant\":\"acme\",\"catalog\":\"").append(e.getKey())
+                    .append("\",\"epoch\":").append(s.epoch).append(",\"cursor\":").append(all.size())
+                    .append(",\"chainDigest\":\"").append(digest).append("\",\"prunedThrough\":").append(s.prunedThrough)
+                    .append(",\"currentEpoch\":").append(s.epoch).append('}');
+        });
+        answer(ex, 200, "{\"streams\":[" + out + "]}");
     }
 
     /** {@code GET /v1/streams/acme/{catalog}/chain-digest?position=}: the history's digest there. */

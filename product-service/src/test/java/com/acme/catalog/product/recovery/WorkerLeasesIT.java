@@ -3,9 +3,12 @@ package com.acme.catalog.product.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+
+import java.util.List;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.GenerationCursor;
@@ -67,6 +70,27 @@ class WorkerLeasesIT extends ProductIT {
         assertThat(a.isHeld(fa)).isFalse();
         assertThat(a.current(s)).isEmpty();
         assertThat(a.hold(s)).as("the new owner's lease is valid").isEmpty();
+    }
+
+    @Test
+    void oneStatementRenewsEveryHeldLeaseAndDropsTheOnesLost() throws Exception {
+        WorkerLeases a = node("node-many", 2);
+        List<WorkerFence> fences = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            fences.add(a.hold(new StreamId("acme", "many-" + i)).orElseThrow());
+        }
+        Thread.sleep(1100);
+        a.renewAll(); // every lease: 2 s again from now
+        // one of them taken over after it expired: node-many must notice at its next renewal
+        jdbc.sql("UPDATE recovery_lease SET expires_at = clock_timestamp() WHERE catalog = 'many-7'").update();
+        WorkerFence taken = node("node-other", 30).hold(new StreamId("acme", "many-7")).orElseThrow();
+        Thread.sleep(1100); // past the first 2 s: only a renewal kept the others
+        a.renewAll();
+        for (WorkerFence f : fences) {
+            assertThat(a.isHeld(f)).as("%s", f).isEqualTo(!f.stream().catalog().equals("many-7"));
+        }
+        assertThat(a.current(new StreamId("acme", "many-7"))).isEmpty();
+        assertThat(taken.fence()).isEqualTo(2);
     }
 
     @Test

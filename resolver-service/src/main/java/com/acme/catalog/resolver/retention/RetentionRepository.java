@@ -1,6 +1,8 @@
 package com.acme.catalog.resolver.retention;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.ApiException;
@@ -9,6 +11,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -58,6 +61,30 @@ class RetentionRepository {
             SELECT tenant, catalog, epoch FROM stream_cursor
              WHERE (CAST(? AS text) IS NULL OR tenant = ?) AND (CAST(? AS text) IS NULL OR catalog = ?)
              ORDER BY tenant, catalog, epoch
+            """;
+
+    /**
+     * Per open stream, one text that changes whenever anything its retention status shows can change: the cursor,
+     * P, its consumers' registrations and progress, its live leases (an expiry drops one), the publish watermark and
+     * a rollback mark. One statement for every stream, so the periodic status refresh re-reads only streams whose
+     * text moved.
+     */
+    private static final String SQL_STATUS_FINGERPRINTS = """
+            SELECT c.tenant, c.catalog,
+                   concat_ws(':', c.epoch, c.position, coalesce(r.pruned_through, 0), c.rolled_back_at IS NOT NULL,
+                     (SELECT concat_ws(':', count(*), sum(k.durable_position), sum(k.epoch),
+                                       string_agg(k.consumer_id || '@' || coalesce(k.delivery_url, ''), ','
+                                                  ORDER BY k.consumer_id))
+                        FROM retention_consumer k WHERE k.tenant = c.tenant AND k.catalog = c.catalog),
+                     (SELECT concat_ws(':', count(*), min(l.pin), min(l.expires_at))
+                        FROM retention_lease l
+                       WHERE l.tenant = c.tenant AND l.catalog = c.catalog AND l.epoch = c.epoch
+                         AND l.released_at IS NULL AND l.expires_at > clock_timestamp()),
+                     (SELECT max(p.through) FROM outbox_publish p
+                       WHERE p.tenant = c.tenant AND p.catalog = c.catalog AND p.epoch = c.epoch)) AS fingerprint
+              FROM stream_cursor c
+              LEFT JOIN stream_retention r ON r.tenant = c.tenant AND r.catalog = c.catalog AND r.epoch = c.epoch
+             WHERE c.fenced_at IS NULL
             """;
 
     private final JdbcClient jdbc;
@@ -138,6 +165,14 @@ class RetentionRepository {
     }
 
     /** Every (stream, epoch) with a cursor, optionally limited to a tenant and catalog. */
+    /** @return every open stream's status fingerprint ({@link #SQL_STATUS_FINGERPRINTS}) */
+    Map<StreamId, String> statusFingerprints() {
+        Map<StreamId, String> out = new HashMap<>();
+        jdbc.sql(SQL_STATUS_FINGERPRINTS).query((RowCallbackHandler) rs -> out.put(
+                new StreamId(rs.getString("tenant"), rs.getString("catalog")), rs.getString("fingerprint")));
+        return out;
+    }
+
     List<StreamEpoch> streamEpochs(String tenant, String catalog) {
         return jdbc.sql(SQL_STREAM_EPOCHS).params(tenant, tenant, catalog, catalog)
                 .query((rs, n) -> new StreamEpoch(new StreamId(rs.getString(1), rs.getString(2)), rs.getLong(3)))

@@ -1,13 +1,12 @@
 package com.acme.catalog.resolver.retention;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.resolver.retention.RetentionRepository.StreamEpoch;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +14,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Feeds the retention gauges from the database (whatever instance changed it), counts leases that expired
- * unreleased, and deletes lease rows that ended longer ago than {@code retention.lease.keep-ended}.
+ * unreleased, and deletes lease rows that ended longer ago than {@code retention.lease.keep-ended}. Each refresh
+ * costs one statement for all streams ({@link RetentionRepository#statusFingerprints}) plus a full status read of
+ * each stream whose fingerprint moved since the last one: quiet streams cost no per-stream work.
  */
 @Component
 class RetentionStatusRefresher {
@@ -27,6 +28,8 @@ class RetentionStatusRefresher {
     private final RetentionStatusReader reader;
     private final RetentionMetrics metrics;
     private final RetentionProperties properties;
+    /** Per stream, what the last refresh read; a stream whose fingerprint did not move is not read again. */
+    private final Map<StreamId, Known> known = new HashMap<>();
 
     RetentionStatusRefresher(RetentionRepository retention, LeaseRepository leases, RetentionStatusReader reader,
             RetentionMetrics metrics, RetentionProperties properties) {
@@ -37,23 +40,38 @@ class RetentionStatusRefresher {
         this.properties = properties;
     }
 
-    synchronized void refresh() {
+    /** @return how many streams' statuses were read (the others had not changed) */
+    synchronized int refresh() {
         for (StreamId s : leases.claimNewlyExpired()) {
             metrics.leaseExpired(s);
         }
         leases.deleteEndedBefore(properties.lease().keepEnded());
-        Set<StreamId> streams = new LinkedHashSet<>();
-        for (StreamEpoch se : retention.streamEpochs(null, null)) {
-            streams.add(se.stream());
-        }
-        List<RetentionStatus> statuses = new ArrayList<>(streams.size());
-        for (StreamId s : streams) {
+        Map<StreamId, String> now = retention.statusFingerprints();
+        int read = 0;
+        List<RetentionStatus> statuses = new ArrayList<>(now.size());
+        for (Map.Entry<StreamId, String> e : now.entrySet()) {
+            StreamId s = e.getKey();
+            Known known = this.known.get(s);
+            if (known != null && known.fingerprint().equals(e.getValue())) {
+                statuses.add(known.status()); // nothing it shows has changed: no per-stream read
+                continue;
+            }
             try {
-                statuses.add(reader.read(s, null));
-            } catch (ApiException e) {
-                log.debug("no retention status for {}: {}", s, e.getMessage()); // e.g. fenced during a rotation
+                RetentionStatus status = reader.read(s, null);
+                read++;
+                this.known.put(s, new Known(e.getValue(), status));
+                statuses.add(status);
+            } catch (ApiException ex) {
+                log.debug("no retention status for {}: {}", s, ex.getMessage()); // e.g. fenced during a rotation
             }
         }
+        this.known.keySet().retainAll(now.keySet());
+        log.debug("retention status refresh: {} stream(s), {} changed and read", now.size(), read);
         metrics.publish(statuses);
+        return read;
+    }
+
+    /** The status last read for a stream, and the fingerprint it was read at. */
+    private record Known(String fingerprint, RetentionStatus status) {
     }
 }

@@ -48,7 +48,7 @@ class StreamDirectory {
                 .param("limit", limit)
                 .query((rs, n) -> new StreamSummary(rs.getString("tenant"), rs.getString("catalog"),
                         rs.getLong("epoch"), rs.getLong("position"), rs.getString("chain_digest"),
-                        rs.getLong("pruned")))
+                        rs.getLong("pruned"), null))
                 .list();
     }
 }

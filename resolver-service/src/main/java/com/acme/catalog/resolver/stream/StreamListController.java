@@ -1,6 +1,7 @@
 package com.acme.catalog.resolver.stream;
 
 import java.util.List;
+import java.util.Map;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
@@ -17,7 +18,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code GET /v1/streams?tenant=&after=&limit=} (role {@code operator} or {@code consumer}, tenant-scoped like
- * every read): the open streams with their epoch, cursor, digest and pruned-through, {@value #DEFAULT_LIMIT} a page
+ * every read): the open streams with their epoch, cursor, digest, pruned-through and the control store's current
+ * epoch (two statements a page, one per database), {@value #DEFAULT_LIMIT} a page
  * unless {@code limit} (1..{@value #MAX_LIMIT}) says otherwise. A tenant-limited token sees only its tenants.
  */
 @RestController
@@ -27,9 +29,11 @@ class StreamListController {
     static final int MAX_LIMIT = 5000;
 
     private final StreamDirectory directory;
+    private final ControlEpochs controlEpochs;
 
-    StreamListController(StreamDirectory directory) {
+    StreamListController(StreamDirectory directory, ControlEpochs controlEpochs) {
         this.directory = directory;
+        this.controlEpochs = controlEpochs;
     }
 
     @GetMapping("/v1/streams")
@@ -39,12 +43,21 @@ class StreamListController {
                 : Access.require(requireTenant(tenant), Role.OPERATOR, Role.CONSUMER);
         StreamId from = after == null || after.isEmpty() ? null : parseAfter(after);
         int n = limit(limit);
-        List<StreamSummary> page = directory.page(tenant, from, caller.tenants(), n + 1);
-        if (page.size() <= n) {
+        List<StreamSummary> read = directory.page(tenant, from, caller.tenants(), n + 1);
+        List<StreamSummary> page = withControlEpochs(read.size() <= n ? read : read.subList(0, n));
+        if (read.size() <= n) {
             return new StreamPage(page, null);
         }
         StreamSummary last = page.get(n - 1);
-        return new StreamPage(page.subList(0, n), last.tenant() + "/" + last.catalog());
+        return new StreamPage(page, last.tenant() + "/" + last.catalog());
+    }
+
+    /** One control-store read for the page; without it the page still answers, without {@code currentEpoch}. */
+    private List<StreamSummary> withControlEpochs(List<StreamSummary> page) {
+        Map<StreamId, Long> current = controlEpochs.currentEpochs(
+                page.stream().map(s -> new StreamId(s.tenant(), s.catalog())).toList());
+        return page.stream().map(s -> s.withCurrentEpoch(current.get(new StreamId(s.tenant(), s.catalog()))))
+                .toList();
     }
 
     private static String requireTenant(String tenant) {

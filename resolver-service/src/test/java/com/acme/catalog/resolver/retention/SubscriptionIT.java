@@ -150,6 +150,7 @@ class SubscriptionIT extends AbstractRetentionIT {
         assertThat(e.path("cursor").asLong()).isEqualTo(1);
         assertThat(e.path("chainDigest").asString()).hasSize(64);
         assertThat(e.path("prunedThrough").asLong()).isZero();
+        assertThat(e.path("currentEpoch").asLong()).as("the control store's").isEqualTo(1);
 
         Response limited = get("/v1/streams?limit=5000", "c-acme");
         assertThat(limited.status()).isEqualTo(200);

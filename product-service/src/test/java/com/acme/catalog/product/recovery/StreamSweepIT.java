@@ -1,0 +1,98 @@
+package com.acme.catalog.product.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.epoch.StreamEpochs;
+import com.acme.catalog.product.support.CatalogHistory;
+import com.acme.catalog.product.support.ChainWriter;
+import com.acme.catalog.testsupport.FreshDatabase;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
+
+/**
+ * The background check follows activity, not the number of streams (DESIGN §9): one sweep over 30 served streams
+ * is one listing request and asks for no cycle while they are all current; a stream whose head moved, and one whose
+ * epoch changed, get exactly their own cycle; no per-stream epoch read is made.
+ */
+@org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
+@FreshDatabase
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
+        "product.consumer-id=product-sweep", "product.recovery.enabled=true", "product.recovery.instance-id=sweep",
+        // every sweep checks positions; the scheduled ones are out of the way
+        "product.recovery.interval-ms=1", "product.epochs.poll-ms=3600000",
+        "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400"})
+class StreamSweepIT {
+
+    private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();
+    private static final int STREAMS = 30;
+
+    @DynamicPropertySource
+    static void resolverUrl(DynamicPropertyRegistry registry) {
+        registry.add("product.resolver-url", RESOLVER::baseUrl);
+    }
+
+    @AfterAll
+    static void close() {
+        RESOLVER.close();
+    }
+
+    @LocalServerPort
+    int port;
+    @Autowired
+    StreamSweep sweep;
+    @Autowired
+    StreamEpochs epochs;
+
+    @Test
+    void aSweepCostsOneRequestAndAsksOnlyForTheStreamsThatMoved() {
+        List<List<ChainWriter.Event>> histories = new ArrayList<>();
+        for (int i = 0; i < STREAMS; i++) {
+            List<ChainWriter.Event> h = history("sw" + i, 6, i);
+            histories.add(h);
+            RESOLVER.stream("sw" + i).events = h.subList(0, 4);
+            assertThat(deliver(h.subList(0, 4))).isEqualTo(200);
+        }
+        RESOLVER.requests.clear();
+        assertThat(sweep.sweep()).as("all current").isZero();
+        // (progress reports of the deliveries may still arrive: they are the live path's, not the sweep's)
+        assertThat(RESOLVER.requests).filteredOn(r -> r.startsWith("GET ")).containsExactly("GET /v1/streams");
+
+        RESOLVER.stream("sw3").events = histories.get(3); // two more events the relay has not delivered
+        RESOLVER.stream("sw5").epoch = 2; // rotated
+        RESOLVER.requests.clear();
+        assertThat(sweep.sweep()).as("one head moved, one epoch changed").isEqualTo(2);
+        assertThat(RESOLVER.requests).filteredOn(r -> r.startsWith("GET /v1/streams") || r.startsWith("GET /v1/epochs"))
+                .containsExactly("GET /v1/streams");
+        assertThat(epochs.current(new StreamId("acme", "sw5"))).isEqualTo(2);
+    }
+
+    private int deliver(List<ChainWriter.Event> events) {
+        return RestClient.builder().baseUrl("http://localhost:" + port)
+                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { })
+                .defaultHeader("Authorization", "Bearer r").build()
+                .post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON)
+                .body("{\"events\":[" + String.join(",", events.stream().map(ChainWriter.Event::delivered).toList())
+                        + "]}")
+                .retrieve().toBodilessEntity().getStatusCode().value();
+    }
+
+    private static List<ChainWriter.Event> history(String catalog, int n, long seed) {
+        CatalogHistory h = new CatalogHistory(new Random(seed));
+        return new ChainWriter(new StreamId("acme", catalog), 1, new Random(seed + 1)).appendAll(h.random(n));
+    }
+}

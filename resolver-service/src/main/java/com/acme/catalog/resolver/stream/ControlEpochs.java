@@ -1,0 +1,19 @@
+package com.acme.catalog.resolver.stream;
+
+import java.util.List;
+import java.util.Map;
+
+import com.acme.catalog.contracts.StreamId;
+
+/**
+ * The streams' current epochs as the control store records them (outside this database, so a restored database
+ * cannot roll them back), read for many streams at once. The epoch capability provides it.
+ */
+public interface ControlEpochs {
+
+    /**
+     * @return the current epoch of each of {@code streams} the control store knows, in one read; empty when the
+     *         control store cannot be reached (callers then know only this database's epochs)
+     */
+    Map<StreamId, Long> currentEpochs(List<StreamId> streams);
+}
