@@ -39,7 +39,7 @@ class RetentionStatusRefresher {
 
     synchronized void refresh() {
         for (StreamId s : leases.claimNewlyExpired()) {
-            metrics.leaseExpired(s);
+            metrics.leaseExpired();
         }
         leases.deleteEndedBefore(properties.lease().keepEnded());
         Set<StreamId> streams = new LinkedHashSet<>();
