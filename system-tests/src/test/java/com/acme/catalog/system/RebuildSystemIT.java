@@ -142,7 +142,6 @@ class RebuildSystemIT {
         }
     }
 
-    /** The value of the stream's sample of {@code name} in a Prometheus scrape. */
     /**
      * A per-instance series of the product (docs/metrics.md: counters and rates carry no stream labels); this
      * product ran this one rebuild.
@@ -153,9 +152,6 @@ class RebuildSystemIT {
                     && java.util.Arrays.stream(labels).allMatch(line::contains)) {
                 return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
-        }
-        throw new AssertionError(name + " not in the scrape");
-    }
         }
         throw new AssertionError(name + " not in the scrape");
     }
