@@ -76,6 +76,10 @@ class WriteCoalescingIT extends ResolverIT {
         long seed = System.nanoTime();
         String context = "seed " + seed;
         StreamId stream = new StreamId("acme", "coalesce");
+        // per instance (docs/metrics.md): this test's share is the difference; this class's tests run one at a time
+        var coalesced = registry.get("resolver.write.coalesced.transactions").summary();
+        double amountBefore = coalesced.totalAmount();
+        long commitsBefore = coalesced.count();
         List<CompletableFuture<List<Sent>>> threads = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
             Random random = new Random(seed + t);
@@ -126,10 +130,8 @@ class WriteCoalescingIT extends ResolverIT {
         assertGapless(stream, events);
 
         // coalescing happened: fewer physical commits than logical writes
-        var coalesced = registry.get("resolver.write.coalesced.transactions")
-                .tags("tenant", "acme", "catalog", "coalesce").summary();
-        assertThat((long) coalesced.totalAmount()).isEqualTo(all.size());
-        assertThat(coalesced.count()).as(context).isLessThan(all.size());
+        assertThat((long) (coalesced.totalAmount() - amountBefore)).isEqualTo(all.size());
+        assertThat(coalesced.count() - commitsBefore).as(context).isLessThan(all.size());
         assertThat(coalesced.max()).as(context).isGreaterThan(1);
 
         // the same logical writes, in commit order, one physical transaction each, into another stream
@@ -199,8 +201,8 @@ class WriteCoalescingIT extends ResolverIT {
                 .query(Long.class).single()).isZero();
         assertGapless(stream, 8);
         assertThat(retries() - retriesBefore).isEqualTo(3);
-        assertThat(registry.get("resolver.write.coalesced.transactions")
-                .tags("tenant", "acme", "catalog", "isolate").summary().max()).isEqualTo(6);
+        // the recent maximum of the instance: at least this group of 6
+        assertThat(registry.get("resolver.write.coalesced.transactions").summary().max()).isGreaterThanOrEqualTo(6);
     }
 
     /**
