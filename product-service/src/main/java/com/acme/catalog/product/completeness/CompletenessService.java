@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.completeness.CompletenessView;
 import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
+import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
@@ -42,17 +43,19 @@ public class CompletenessService implements SchedulingConfigurer {
     private final MeterRegistry meters;
     private final StreamEpochs epochs;
     private final CompletenessProperties properties;
+    private final OldEpochAudit oldEpochs;
     private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
 
     CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
             RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
-            CompletenessProperties properties) {
+            CompletenessProperties properties, OldEpochAudit oldEpochs) {
         this.repository = repository;
         this.rebuilds = rebuilds;
         this.recovery = recovery;
         this.meters = meters;
         this.epochs = epochs;
         this.properties = properties;
+        this.oldEpochs = oldEpochs;
     }
 
     public Completeness of(StreamId s) {
@@ -140,10 +143,14 @@ public class CompletenessService implements SchedulingConfigurer {
         tasks.addFixedDelayTask(this::refresh, properties.refresh());
     }
 
-    /** Keeps {@code product_completeness_state} current for every known stream. */
+    /**
+     * Keeps {@code product_completeness_state} current for every known stream, and registers the per-tenant
+     * old-epoch counter of its tenant (the contract: at 0 before its first increment) when counters are per tenant.
+     */
     void refresh() {
         for (StreamId s : repository.streams()) {
             of(s);
+            oldEpochs.known(s);
         }
     }
 

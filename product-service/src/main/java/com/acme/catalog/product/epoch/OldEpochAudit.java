@@ -4,17 +4,21 @@ import java.util.List;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.OldEpochDelivery;
+import com.acme.catalog.product.metrics.TenantTags;
 import com.acme.catalog.product.projection.IntegrationEvent;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
  * The audit trail of events of an epoch older than the stream's current one that reached the product
- * ({@code old_epoch_delivery}), terminally ignored, and {@code product_old_epoch_deliveries_total}, counted per
- * stream (every source), counted by callers once the recording transaction committed.
+ * ({@code old_epoch_delivery}), terminally ignored, and {@code product_old_epoch_deliveries_total} (every source),
+ * counted by callers once the recording transaction committed. The counter is one per instance, at 0 from start,
+ * or, with {@code product.metrics.per-tenant}, one per tenant, at 0 once the tenant is {@link #known}; never per
+ * stream (the audit list names the streams).
  */
 @Repository
 public class OldEpochAudit {
@@ -42,10 +46,15 @@ public class OldEpochAudit {
 
     private final JdbcClient jdbc;
     private final MeterRegistry meters;
+    private final TenantTags tenantTags;
 
-    OldEpochAudit(JdbcClient jdbc, MeterRegistry meters) {
+    OldEpochAudit(JdbcClient jdbc, MeterRegistry meters, TenantTags tenantTags) {
         this.jdbc = jdbc;
         this.meters = meters;
+        this.tenantTags = tenantTags;
+        if (!tenantTags.isPerTenant()) {
+            counter(Tags.empty());
+        }
     }
 
     private static final String DESCRIPTION =
@@ -76,10 +85,22 @@ public class OldEpochAudit {
     /** Counts {@code n} audited events of {@code source}; call after the transaction that recorded them committed. */
     public void count(StreamId s, Source source, long n) {
         if (n > 0) {
-            Counter.builder("product.old.epoch.deliveries").description(DESCRIPTION)
-                    .tags("tenant", s.tenant(), "catalog", s.catalog()).register(meters)
-                    .increment(n);
+            counter(tenantTags.of(s)).increment(n);
         }
+    }
+
+    /**
+     * Registers the counter (at 0) that counts the stream's old-epoch events if it is not yet, so that an alert on
+     * {@code increase(...)} sees the first one; per instance it exists from start already.
+     */
+    public void known(StreamId s) {
+        if (tenantTags.isPerTenant()) {
+            counter(tenantTags.of(s));
+        }
+    }
+
+    private Counter counter(Tags tags) {
+        return Counter.builder("product.old.epoch.deliveries").description(DESCRIPTION).tags(tags).register(meters);
     }
 
     /** @return the audited events, newest first, at most {@code limit}; null tenant or catalog: any */

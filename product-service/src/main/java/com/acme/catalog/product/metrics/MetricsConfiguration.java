@@ -1,10 +1,16 @@
 package com.acme.catalog.product.metrics;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Binds {@code product.metrics.*}. */
+/** Binds {@code product.metrics.*} and makes the {@link TenantTags} every per-instance meter uses. */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(MetricsProperties.class)
 class MetricsConfiguration {
+
+    @Bean
+    TenantTags tenantTags(MetricsProperties properties) {
+        return properties.perTenant() ? TenantTags.byTenant() : TenantTags.perInstance();
+    }
 }

@@ -1,7 +1,6 @@
 /**
- * Per-stream counters the contract names, registered for every known stream shortly after start and then
- * periodically, before their first increment, so an alert on {@code increase(…)} sees the first event
- * ({@code product_old_epoch_deliveries_total}, docs/design.md step 9). Settings: {@code MetricsProperties}
- * ({@code product.metrics.*}).
+ * How the product's meters are shaped so that an operator's Prometheus holds them with thousands of streams:
+ * counters and histograms per instance (optionally per tenant, {@link TenantTags}), per-stream series only where
+ * an operator acts per stream (docs/metrics.md). Settings: {@code MetricsProperties} ({@code product.metrics.*}).
  */
 package com.acme.catalog.product.metrics;

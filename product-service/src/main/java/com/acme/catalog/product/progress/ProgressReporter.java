@@ -11,14 +11,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.concurrent.DaemonThreads;
 import com.acme.catalog.contracts.retry.BackoffPolicy;
 import com.acme.catalog.product.resolver.ResolverClient;
 
-import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +33,8 @@ import org.springframework.stereotype.Component;
  * interval, so a busy stream costs the resolver a few requests a second, not one per delivery); a failed report is
  * retried with exponential backoff and jitter, capped, until it succeeds or a later offer supersedes it. A report lost to a crash only
  * makes the resolver retain more; the serving cursors are offered again at start and periodically.
+ * {@code product_progress_reports_total} counts reports by {@code outcome} ({@code acknowledged}, {@code failed}),
+ * per instance; what the resolver holds per stream is its {@code resolver_consumer_lag_events}.
  */
 @Component
 public class ProgressReporter implements DisposableBean {
@@ -55,14 +56,14 @@ public class ProgressReporter implements DisposableBean {
     }
 
     private final ResolverClient client;
-    private final MeterRegistry registry;
+    private final Counter acknowledged;
+    private final Counter failed;
     private final BackoffPolicy backoff;
     private final long minIntervalNanos;
     private final ScheduledExecutorService worker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("progress-reporter"));
     private final Map<StreamId, Progress> wanted = new ConcurrentHashMap<>();
     private final Map<StreamId, Progress> reported = new ConcurrentHashMap<>();
-    private final Map<StreamId, AtomicLong> reportedGauges = new ConcurrentHashMap<>();
     private final AtomicBoolean drainQueued = new AtomicBoolean();
     /** Worker thread only. */
     private final Map<StreamId, Retry> retries = new HashMap<>();
@@ -73,7 +74,8 @@ public class ProgressReporter implements DisposableBean {
     ProgressReporter(ResolverClient client, MeterRegistry registry, ProgressProperties properties) {
         this.minIntervalNanos = properties.minInterval().toNanos();
         this.client = client;
-        this.registry = registry;
+        this.acknowledged = reports(registry, "acknowledged");
+        this.failed = reports(registry, "failed");
         this.backoff = properties.backoff();
     }
 
@@ -147,10 +149,11 @@ public class ProgressReporter implements DisposableBean {
             client.reportProgress(stream, want.epoch(), want.position());
             lastSent.put(stream, sentAt);
             reported.merge(stream, want, Progress::later);
-            gauge(stream).set(reported.get(stream).position());
+            acknowledged.increment();
             retries.remove(stream);
             return true;
         } catch (RuntimeException ex) {
+            failed.increment();
             int attempts = retry == null ? 1 : retry.attempts() + 1;
             // jittered, so that the streams of a resolver that was down do not all retry at the same moment
             Duration pause = backoff.jitteredPause(attempts, ThreadLocalRandom.current());
@@ -178,14 +181,9 @@ public class ProgressReporter implements DisposableBean {
         }
     }
 
-    private AtomicLong gauge(StreamId s) {
-        return reportedGauges.computeIfAbsent(s, key -> {
-            AtomicLong value = new AtomicLong();
-            Gauge.builder("product.progress.reported.position", value, AtomicLong::get)
-                    .description("durable progress the resolver last acknowledged for this stream")
-                    .tags("tenant", key.tenant(), "catalog", key.catalog()).register(registry);
-            return value;
-        });
+    private static Counter reports(MeterRegistry registry, String outcome) {
+        return Counter.builder("product.progress.reports").description("progress reports sent to the resolver")
+                .tag("outcome", outcome).register(registry);
     }
 
     @Override

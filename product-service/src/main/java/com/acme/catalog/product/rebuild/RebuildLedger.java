@@ -54,6 +54,7 @@ class RebuildLedger {
     void handOver(UUID id, StreamId stream, String why) {
         log.warn("{}: rebuild {} left for the next holder of the worker lease: {}", stream, id, why);
         rebuilds.handover(id, why);
+        metrics.left(stream);
     }
 
     void failed(UUID id, StreamId stream, String error) {

@@ -1,6 +1,6 @@
 package com.acme.catalog.product.rebuild;
 
-/** Phases of a rebuild, in order; the gauge {@code product_rebuild_phase} shows the ordinal. */
+/** Phases of a rebuild, in order; the gauge {@code product_rebuild_phase} shows the ordinal while one runs. */
 public enum RebuildPhase {
     LEASING, EXPORTING, LOADING, CATCHING_UP, CUTTING_OVER, DONE, FAILED, ABORTED;
 

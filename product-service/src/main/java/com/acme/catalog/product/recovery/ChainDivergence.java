@@ -3,17 +3,13 @@ package com.acme.catalog.product.recovery;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.ChainDigestAt;
-import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.GenerationCursor;
-import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -22,7 +18,8 @@ import org.springframework.stereotype.Component;
  * generation verified at its chain position must be the one the resolver holds there. The live inbox and catch-up
  * verify that every event follows from the one before, but a well-chained event the resolver never wrote (a forged
  * delivery) passes that check; only the resolver's own digest tells. A diverged generation is marked (never
- * reported CURRENT again), counted in {@code product_chain_divergences_total}, and replaced by a rebuild.
+ * reported CURRENT again), counted in {@code product_chain_divergences_total} (per instance, at 0 from start; the
+ * log and the completeness endpoint name the stream), and replaced by a rebuild.
  */
 @Component
 public class ChainDivergence {
@@ -37,26 +34,15 @@ public class ChainDivergence {
             """;
 
     private final ResolverClient resolver;
-    private final GenerationRepository generations;
     private final JdbcClient jdbc;
-    private final MeterRegistry meters;
+    private final Counter divergences;
 
-    ChainDivergence(ResolverClient resolver, GenerationRepository generations, JdbcClient jdbc,
-            MeterRegistry meters) {
+    ChainDivergence(ResolverClient resolver, JdbcClient jdbc, MeterRegistry meters) {
         this.resolver = resolver;
-        this.generations = generations;
         this.jdbc = jdbc;
-        this.meters = meters;
-    }
-
-    /** Registers the counter of every stream served at start (at 0). */
-    @EventListener(ApplicationReadyEvent.class)
-    void registerServedStreams() {
-        try {
-            generations.servingCursors().forEach(c -> counter(c.stream()));
-        } catch (RuntimeException e) {
-            log.warn("could not register the divergence counters: {}", e.toString());
-        }
+        this.divergences = Counter.builder("product.chain.divergences")
+                .description("serving generations found to hold a chain other than the resolver's (each is rebuilt)")
+                .register(meters);
     }
 
     /** @return why the generation was marked diverged, if it was */
@@ -71,7 +57,6 @@ public class ChainDivergence {
      *         longer tell (that position is pruned, or the epoch just changed: the caller's next steps see it)
      */
     Optional<String> check(GenerationCursor c) {
-        counter(c.stream());
         ChainDigestAt source;
         try {
             source = resolver.chainDigest(c.stream(), c.epoch(), c.chainPosition());
@@ -103,16 +88,10 @@ public class ChainDivergence {
     boolean mark(GenerationCursor c, String why) {
         boolean marked = jdbc.sql(SQL_MARK).params(why, c.generationId()).update() == 1;
         if (marked) {
-            counter(c.stream()).increment();
+            divergences.increment();
             log.error("{}: serving generation {} diverged from the resolver: {}; rebuilding", c.stream(),
                     c.generationId(), why);
         }
         return marked;
-    }
-
-    private Counter counter(StreamId s) {
-        return Counter.builder("product.chain.divergences")
-                .description("serving generations found to hold a chain other than the resolver's (each is rebuilt)")
-                .tag("tenant", s.tenant()).tag("catalog", s.catalog()).register(meters);
     }
 }

@@ -10,12 +10,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.concurrent.DaemonThreads;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -31,6 +31,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * needs owner, fence and an unexpired row. {@link #requireHeld} is the fence check every worker write transaction
  * runs last, holding the row lock until it commits, so a replaced worker cannot commit and a takeover cannot
  * interleave with an in-flight write. Held leases are renewed in the background and released on shutdown.
+ * Per instance (docs/metrics.md): {@code product_recovery_lease_held}, how many streams' leases this instance
+ * holds, and {@code product_recovery_lease_lost_total}, leases it stopped holding without releasing them (expired
+ * or taken over: frequent losses mean instances take leases from each other).
  */
 public class WorkerLeases implements SmartLifecycle {
 
@@ -79,11 +82,10 @@ public class WorkerLeases implements SmartLifecycle {
             """;
 
     private final JdbcClient jdbc;
-    private final MeterRegistry meters;
     private final String owner;
     private final long ttlSeconds;
     private final Map<StreamId, WorkerFence> held = new ConcurrentHashMap<>();
-    private final Map<StreamId, AtomicLong[]> gauges = new ConcurrentHashMap<>();
+    private final Counter lostLeases;
     private final List<Consumer<WorkerFence>> acquiredListeners = new CopyOnWriteArrayList<>();
     private ScheduledExecutorService renewer;
     private volatile boolean running;
@@ -96,9 +98,13 @@ public class WorkerLeases implements SmartLifecycle {
      */
     WorkerLeases(JdbcClient jdbc, MeterRegistry meters, String instanceId, long ttlSeconds) {
         this.jdbc = jdbc;
-        this.meters = meters;
         this.owner = instanceId.isBlank() ? "product-" + java.util.UUID.randomUUID() : instanceId;
         this.ttlSeconds = ttlSeconds;
+        Gauge.builder("product.recovery.lease.held", held, Map::size)
+                .description("streams whose recovery worker lease this instance holds").register(meters);
+        this.lostLeases = Counter.builder("product.recovery.lease.lost")
+                .description("worker leases this instance lost without releasing them (expired or taken over)")
+                .register(meters);
     }
 
     /** @return this instance's owner id, as stored in {@code recovery_lease.owner} */
@@ -126,13 +132,10 @@ public class WorkerLeases implements SmartLifecycle {
         Optional<Long> fence = jdbc.sql(SQL_ACQUIRE).params(stream.tenant(), stream.catalog(), owner, ttlSeconds)
                 .query(Long.class).optional();
         if (fence.isEmpty()) {
-            gauge(stream)[0].set(0);
             return Optional.empty();
         }
         WorkerFence acquired = new WorkerFence(stream, owner, fence.get());
         held.put(stream, acquired);
-        gauge(stream)[0].set(1);
-        gauge(stream)[1].set(acquired.fence());
         log.info("{}: acquired the worker lease with fence {}", stream, acquired.fence());
         for (Consumer<WorkerFence> l : acquiredListeners) {
             l.accept(acquired);
@@ -173,7 +176,7 @@ public class WorkerLeases implements SmartLifecycle {
     /** Gives the lease up (it expires now); the next acquirer bumps the fence. */
     public void release(WorkerFence f) {
         jdbc.sql(SQL_RELEASE).params(f.stream().tenant(), f.stream().catalog(), f.owner(), f.fence()).update();
-        lost(f);
+        held.remove(f.stream(), f); // given up, not lost
     }
 
     /**
@@ -200,7 +203,7 @@ public class WorkerLeases implements SmartLifecycle {
 
     private void lost(WorkerFence f) {
         if (held.remove(f.stream(), f)) {
-            gauge(f.stream())[0].set(0);
+            lostLeases.increment();
             log.warn("{}: no longer holds the worker lease (fence {})", f.stream(), f.fence());
         }
     }
@@ -228,20 +231,6 @@ public class WorkerLeases implements SmartLifecycle {
                 lost(f);
             }
         }
-    }
-
-    private AtomicLong[] gauge(StreamId stream) {
-        return gauges.computeIfAbsent(stream, s -> {
-            AtomicLong heldValue = new AtomicLong();
-            AtomicLong fence = new AtomicLong();
-            Gauge.builder("product.recovery.lease.held", heldValue, AtomicLong::get)
-                    .description("1 while this instance holds the stream's recovery worker lease")
-                    .tag("tenant", s.tenant()).tag("catalog", s.catalog()).register(meters);
-            Gauge.builder("product.recovery.lease.fence", fence, AtomicLong::get)
-                    .description("the fence of the worker lease this instance last acquired")
-                    .tag("tenant", s.tenant()).tag("catalog", s.catalog()).register(meters);
-            return new AtomicLong[] {heldValue, fence};
-        });
     }
 
     @Override

@@ -33,6 +33,9 @@ import tools.jackson.databind.JsonNode;
         "product.recovery.enabled=false"})
 public abstract class ProductIT {
 
+    /** {@code product_old_epoch_deliveries_total} of this instance (docs/metrics.md: not per stream). */
+    protected static final String OLD_EPOCH_DELIVERIES = "product_old_epoch_deliveries_total{application=\"product\"}";
+
     protected static final FakeResolver RESOLVER = FakeResolver.shared();
 
     /**
@@ -102,5 +105,16 @@ public abstract class ProductIT {
 
     protected ResponseEntity<JsonNode> get(String path) {
         return client(null).get().uri(path).retrieve().toEntity(JsonNode.class);
+    }
+
+    /**
+     * The value of the scraped sample whose name and labels are exactly {@code sample} (e.g.
+     * {@code product_old_epoch_deliveries_total{application="product"}}), 0 when there is none. The per-instance
+     * counters are shared by a context's tests: compare values before and after.
+     */
+    protected double scraped(String sample) {
+        String text = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
+        return text.lines().filter(l -> l.startsWith(sample + " ")).findFirst()
+                .map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).orElse(0.0);
     }
 }

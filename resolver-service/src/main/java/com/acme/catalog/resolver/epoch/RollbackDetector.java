@@ -4,7 +4,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.epoch.EpochRepository.Current;
@@ -25,8 +24,9 @@ import org.springframework.stereotype.Component;
  *   <li>a consumer reporting progress ahead of the cursor in the same epoch ({@link #consumerAhead}): the mark is
  *       recorded asynchronously and may lag, so a restore just after the last recorded mark is caught this way.</li>
  * </ol>
- * {@code resolver_history_rolled_back} is 1 per stream while it is refused for a rollback, 0 otherwise; every stream
- * the first check sees gets its gauge at start.
+ * {@code resolver_history_rolled_back} is 1 per stream while it is refused for a rollback, and absent otherwise (a
+ * series per quiet stream would cost every stream a series for a rare incident; docs/metrics.md): the gauge is
+ * registered when a check or a consumer's report finds the stream refused and removed when it no longer is.
  *
  * <p>The check reads the control store before the database: every recorded mark was committed in the database
  * when it was recorded and a cursor never moves back on its own, so a cursor read afterwards that is below it can
@@ -41,7 +41,7 @@ public class RollbackDetector {
     private final RollbackRepository cursors;
     private final HighWaterMarks marks;
     private final MeterRegistry registry;
-    private final Map<StreamId, AtomicInteger> refusing = new ConcurrentHashMap<>();
+    private final Map<StreamId, Gauge> refusing = new ConcurrentHashMap<>();
 
     RollbackDetector(EpochRepository epochs, RollbackRepository cursors, HighWaterMarks marks,
             MeterRegistry registry) {
@@ -140,16 +140,22 @@ public class RollbackDetector {
         return null;
     }
 
-    private void show(StreamId s, boolean rolledBack) {
-        refusing.computeIfAbsent(s, this::register).set(rolledBack ? 1 : 0);
+    private synchronized void show(StreamId s, boolean rolledBack) {
+        if (rolledBack) {
+            refusing.computeIfAbsent(s, this::register);
+        } else {
+            Gauge gone = refusing.remove(s);
+            if (gone != null) {
+                registry.remove(gone);
+            }
+        }
     }
 
-    private AtomicInteger register(StreamId s) {
-        AtomicInteger value = new AtomicInteger();
-        Gauge.builder("resolver.history.rolled.back", value, AtomicInteger::get)
-                .description("1 while writes and the relay refuse the stream because its history was rolled back")
+    private Gauge register(StreamId s) {
+        return Gauge.builder("resolver.history.rolled.back", () -> 1)
+                .description("1 while writes and the relay refuse the stream because its history was rolled back; "
+                        + "absent otherwise")
                 .tags("tenant", s.tenant(), "catalog", s.catalog())
                 .register(registry);
-        return value;
     }
 }

@@ -67,7 +67,7 @@ class OutboxPruner {
             batches++;
             pruned += last.deleted();
             if (last.deleted() > 0) {
-                metrics.pruned(s, last.deleted());
+                metrics.pruned(last.deleted());
             }
         } while (last.full() && batches < config.maxBatchesPerStream());
         if (pruned > 0) {

@@ -6,12 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.export.ExportMetrics;
 import com.acme.catalog.resolver.stream.StreamMetrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -22,6 +24,14 @@ import org.springframework.stereotype.Component;
  * Retention metrics with the contract's names. The gauges are replaced wholesale from database snapshots
  * ({@link #publish}), so every instance reports the same values whoever pruned, leased or registered; the
  * counters count what this instance did (sum them across instances).
+ *
+ * <p>Per stream (docs/metrics.md "Metrics and cardinality"): always {@code resolver_retention_retained_events} and
+ * {@code resolver_consumer_lag_events} (one per consumer of the open epoch); only while the stream's retention is
+ * blocked, {@code resolver_retention_blocked} (one per blocking reason, at its count) and
+ * {@code resolver_outbox_pruned_through} (where pruning is held); only while the stream has live leases,
+ * {@code resolver_leases_next_expiry_timestamp_seconds}. Per instance: {@code resolver_leases_active} (live leases
+ * of every stream), {@code resolver_leases_expired_total} and {@code resolver_outbox_pruned_events_total}, at 0
+ * from start.
  */
 @Component
 class RetentionMetrics {
@@ -33,7 +43,9 @@ class RetentionMetrics {
     private final MultiGauge retainedEvents;
     private final MultiGauge blocked;
     private final MultiGauge consumerLag;
-    private final MultiGauge leasesActive;
+    private final AtomicLong leasesActive = new AtomicLong();
+    private final Counter prunedEvents;
+    private final Counter expiredLeases;
     private final MultiGauge leasesNextExpiry;
     private final Map<StreamId, Long> epochs = new ConcurrentHashMap<>();
 
@@ -42,47 +54,58 @@ class RetentionMetrics {
         this.streamMetrics = streamMetrics;
         this.exportMetrics = exportMetrics;
         this.prunedThrough = MultiGauge.builder("resolver.outbox.pruned.through")
-                .description("pruned-through P of the stream's open epoch").register(registry);
+                .description("pruned-through P of the stream's open epoch, while its retention is blocked")
+                .register(registry);
         this.retainedEvents = MultiGauge.builder("resolver.retention.retained.events")
                 .description("outbox events retained above P in the open epoch").register(registry);
         this.blocked = MultiGauge.builder("resolver.retention.blocked")
                 .description("things holding retention below the cursor, by reason (consumer, lease, "
-                        + "unpublished, gap)").register(registry);
+                        + "unpublished, gap); a stream and reason only while it blocks").register(registry);
         this.consumerLag = MultiGauge.builder("resolver.consumer.lag.events")
                 .description("cursor minus the consumer's durable position").register(registry);
-        this.leasesActive = MultiGauge.builder("resolver.leases.active")
-                .description("live rebuild leases of the open epoch").register(registry);
+        Gauge.builder("resolver.leases.active", leasesActive, AtomicLong::get)
+                .description("live rebuild leases of the open epochs of every stream").register(registry);
+        this.prunedEvents = Counter.builder("resolver.outbox.pruned.events")
+                .description("outbox events deleted by the pruner").register(registry);
+        this.expiredLeases = Counter.builder("resolver.leases.expired")
+                .description("leases that expired without being released").register(registry);
         this.leasesNextExpiry = MultiGauge.builder("resolver.leases.next.expiry.timestamp.seconds")
                 .description("expiry (Unix seconds) of the stream's soonest-expiring live lease; absent without "
                         + "leases (alert: minus time() below a threshold)").register(registry);
     }
 
-    /** Replaces every retention gauge with the given snapshots (one per stream); absent streams disappear. */
+    /**
+     * Replaces every retention gauge with the given snapshots (one per stream); absent streams, and series whose
+     * condition no longer holds (blocked, leased), disappear.
+     */
     synchronized void publish(List<RetentionStatus> statuses) {
         List<MultiGauge.Row<?>> pruned = new ArrayList<>();
         List<MultiGauge.Row<?>> retained = new ArrayList<>();
         List<MultiGauge.Row<?>> blockedRows = new ArrayList<>();
         List<MultiGauge.Row<?>> lag = new ArrayList<>();
-        List<MultiGauge.Row<?>> active = new ArrayList<>();
+        long active = 0;
         List<MultiGauge.Row<?>> nextExpiry = new ArrayList<>();
         for (RetentionStatus st : statuses) {
             Tags stream = Tags.of("tenant", st.stream().tenant(), "catalog", st.stream().catalog());
-            pruned.add(MultiGauge.Row.of(stream, st.prunedThrough()));
             retained.add(MultiGauge.Row.of(stream, st.retainedEvents()));
             for (Blocker.Kind kind : Blocker.Kind.values()) {
-                blockedRows.add(MultiGauge.Row.of(stream.and("reason", kind.wire()), st.blockedCount(kind)));
+                long count = st.blockedCount(kind);
+                if (count > 0) {
+                    blockedRows.add(MultiGauge.Row.of(stream.and("reason", kind.wire()), count));
+                }
+            }
+            if (!st.blockedBy().isEmpty()) {
+                pruned.add(MultiGauge.Row.of(stream, st.prunedThrough()));
             }
             for (RetentionStatus.ConsumerView c : st.consumers()) {
                 if (c.epoch() == st.epoch()) {
                     lag.add(MultiGauge.Row.of(stream.and("consumer", c.consumerId()), c.lagEvents()));
                 }
             }
-            active.add(MultiGauge.Row.of(stream, st.leases().size()));
+            active += st.leases().size();
             st.leases().stream().map(RetentionStatus.LeaseView::expiresAt).min(Comparator.naturalOrder())
                     .ifPresent(at -> nextExpiry.add(MultiGauge.Row.of(stream, at.toEpochMilli() / 1000.0)));
-            // the stream's counters exist at 0 before their first increment (the contract: registered at start)
-            prunedCounter(st.stream());
-            expiredCounter(st.stream());
+            // with per-tenant write and export meters, the tenant's exist at 0 before its first write or export
             streamMetrics.known(st.stream());
             exportMetrics.known(st.stream());
             Long previousEpoch = epochs.put(st.stream(), st.epoch());
@@ -96,22 +119,12 @@ class RetentionMetrics {
         retainedEvents.register(retained, true);
         blocked.register(blockedRows, true);
         consumerLag.register(lag, true);
-        leasesActive.register(active, true);
+        leasesActive.set(active);
         leasesNextExpiry.register(nextExpiry, true);
     }
 
-    void pruned(StreamId s, long events) {
-        prunedCounter(s).increment(events);
-    }
-
-    private Counter prunedCounter(StreamId s) {
-        return Counter.builder("resolver.outbox.pruned.events").description("outbox events deleted by the pruner")
-                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry);
-    }
-
-    private Counter expiredCounter(StreamId s) {
-        return Counter.builder("resolver.leases.expired").description("leases that expired without being released")
-                .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry);
+    void pruned(long events) {
+        prunedEvents.increment(events);
     }
 
     /**
@@ -126,7 +139,7 @@ class RetentionMetrics {
                 .increment(rows);
     }
 
-    void leaseExpired(StreamId s) {
-        expiredCounter(s).increment();
+    void leaseExpired() {
+        expiredLeases.increment();
     }
 }

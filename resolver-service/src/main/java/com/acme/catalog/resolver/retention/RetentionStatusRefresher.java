@@ -43,7 +43,7 @@ class RetentionStatusRefresher {
     /** @return how many streams' statuses were read (the others had not changed) */
     synchronized int refresh() {
         for (StreamId s : leases.claimNewlyExpired()) {
-            metrics.leaseExpired(s);
+            metrics.leaseExpired();
         }
         leases.deleteEndedBefore(properties.lease().keepEnded());
         Map<StreamId, String> now = retention.statusFingerprints();

@@ -7,23 +7,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.metrics.TenantTags;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * {@code resolver_stream_position}, {@code resolver_writes_total} and {@code resolver_write_seconds}, per stream,
- * and the write coalescer's {@code resolver_write_coalesced_transactions} (logical transactions per physical
- * commit), {@code resolver_write_retries_total} (physical transactions retried after a member failed) and
+ * {@code resolver_stream_position}, per stream; {@code resolver_writes_total} and {@code resolver_write_seconds}, and
+ * the write coalescer's {@code resolver_write_coalesced_transactions} (logical transactions per physical commit),
+ * {@code resolver_write_retries_total} (physical transactions retried after a member failed),
  * {@code resolver_write_queue_seconds} (time a write waited for its physical transaction to start) and
- * {@code resolver_write_coalescing_wait_seconds} (waits of busy streams' leaders for companions). Meters are
- * looked up once per stream. The position gauge shows what this instance last committed or read; every instance
- * converges on the database.
+ * {@code resolver_write_coalescing_wait_seconds} (waits of busy streams' leaders for companions), per instance or,
+ * with {@code resolver.metrics.per-tenant}, per tenant ({@link TenantTags}): never per stream, whose histograms
+ * would cost ~250 series each. The per-instance meters exist from construction; a tenant's from {@link #known} or
+ * its first write. The position gauge shows what this instance last committed or read; every instance converges on
+ * the database.
  */
 @Component
 public class StreamMetrics {
@@ -31,16 +35,22 @@ public class StreamMetrics {
     private final MeterRegistry registry;
     private final List<CommitObserver> observers;
     private final Map<StreamId, AtomicLong> positions = new ConcurrentHashMap<>();
-    private final Map<StreamId, Meters> meters = new ConcurrentHashMap<>();
+    private final TenantTags tenantTags;
+    private final Map<Tags, Meters> meters = new ConcurrentHashMap<>();
 
+    /** Per-instance meters, no commit observers. */
     public StreamMetrics(MeterRegistry registry) {
-        this(registry, List.of());
+        this(registry, List.of(), TenantTags.perInstance());
     }
 
     @Autowired
-    public StreamMetrics(MeterRegistry registry, List<CommitObserver> observers) {
+    public StreamMetrics(MeterRegistry registry, List<CommitObserver> observers, TenantTags tenantTags) {
         this.registry = registry;
         this.observers = List.copyOf(observers);
+        this.tenantTags = tenantTags;
+        if (!tenantTags.isPerTenant()) {
+            meters.put(Tags.empty(), register(Tags.empty()));
+        }
     }
 
     /**
@@ -63,9 +73,9 @@ public class StreamMetrics {
     }
 
     /**
-     * Registers the stream's write meters (counters at 0, empty histograms) if they are not yet: a stream known
-     * from the database shows {@code resolver_writes_total} and {@code resolver_write_seconds} before this
-     * instance's first write to it.
+     * Registers the write meters (counters at 0, empty histograms) that count the stream's writes if they are not
+     * yet: with per-tenant meters, a tenant known from the database shows {@code resolver_writes_total} and
+     * {@code resolver_write_seconds} before this instance's first write to it.
      */
     public void known(StreamId s) {
         meters(s);
@@ -118,40 +128,42 @@ public class StreamMetrics {
     }
 
     private Meters meters(StreamId s) {
-        Meters m = meters.get(s);
-        return m != null ? m : meters.computeIfAbsent(s, this::register);
+        Tags tags = tenantTags.of(s);
+        Meters m = meters.get(tags);
+        return m != null ? m : meters.computeIfAbsent(tags, this::register);
     }
 
-    private Meters register(StreamId s) {
-        return new Meters(counter(s, "committed"), counter(s, "failed"), timer(s, "committed"), timer(s, "failed"),
+    private Meters register(Tags tags) {
+        return new Meters(counter(tags, "committed"), counter(tags, "failed"), timer(tags, "committed"),
+                timer(tags, "failed"),
                 DistributionSummary.builder("resolver.write.coalesced.transactions")
                         .description("logical write transactions per physical commit")
-                        .tags("tenant", s.tenant(), "catalog", s.catalog())
+                        .tags(tags)
                         .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 128)
                         .register(registry),
                 Counter.builder("resolver.write.retries")
                         .description("physical write transactions retried after one of their writes failed")
-                        .tags("tenant", s.tenant(), "catalog", s.catalog()).register(registry),
+                        .tags(tags).register(registry),
                 Timer.builder("resolver.write.queue")
                         .description("time a write waited for the physical transaction that carries it to start")
-                        .tags("tenant", s.tenant(), "catalog", s.catalog())
+                        .tags(tags)
                         .publishPercentileHistogram()
                         .register(registry),
                 Timer.builder("resolver.write.coalescing.wait")
                         .description("time a busy stream's leader waited for more writes before committing"
                                 + " (resolver.write.coalescing.max-wait); one per wait")
-                        .tags("tenant", s.tenant(), "catalog", s.catalog())
+                        .tags(tags)
                         .register(registry));
     }
 
-    private Counter counter(StreamId s, String outcome) {
+    private Counter counter(Tags tags, String outcome) {
         return Counter.builder("resolver.writes").description("logical write transactions")
-                .tags("tenant", s.tenant(), "catalog", s.catalog(), "outcome", outcome).register(registry);
+                .tags(tags).tag("outcome", outcome).register(registry);
     }
 
-    private Timer timer(StreamId s, String outcome) {
+    private Timer timer(Tags tags, String outcome) {
         return Timer.builder("resolver.write").description("physical write transaction time, lock wait included")
-                .tags("tenant", s.tenant(), "catalog", s.catalog(), "outcome", outcome)
+                .tags(tags).tag("outcome", outcome)
                 .publishPercentileHistogram()
                 .register(registry);
     }

@@ -12,26 +12,29 @@ import org.junit.jupiter.api.Test;
 import org.springframework.test.context.TestPropertySource;
 
 /**
- * The contract (docs/design.md §11): every named metric is registered when its service starts, a counter at 0 before
- * its first increment. A stream this instance never wrote to, exported or leased (only its cursor row exists: another
- * instance wrote it) shows its per-stream counters and histograms at 0 once the status refresh has seen it, so alerts
- * on {@code increase(...)} see the first event and dashboards show 0 rather than "no data". The soonest lease's
- * expiry is a gauge the LeaseExpiringSoon alert reads.
+ * The contract (docs/design.md §11): every named metric is registered when its service starts, a counter at 0 before its first increment.
+ * The counters and histograms are per instance (docs/metrics.md), so they exist before any stream does and carry
+ * no stream labels; a stream this instance never wrote to (only its cursor row exists: another instance wrote it)
+ * gets its position gauge once the status refresh has seen it. The soonest lease's expiry is a gauge the
+ * LeaseExpiringSoon alert reads.
  */
 @TestPropertySource(properties = {"retention.status.enabled=true", "retention.status.refresh-interval=PT0.3S"})
 class ContractMetersIT extends AbstractRetentionIT {
 
     @Test
-    void aKnownStreamsCountersExistAtZeroBeforeTheirFirstIncrement() {
+    void theCountersAndHistogramsArePerInstanceAndAKnownStreamGetsItsPosition() {
         jdbc.sql("INSERT INTO stream_cursor (tenant, catalog, epoch, position) VALUES ('acme', 'm-known', 1, 0)")
                 .update();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String text = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
             for (String series : List.of("resolver_leases_expired_total", "resolver_outbox_pruned_events_total",
-                    "resolver_writes_total", "resolver_write_seconds_count", "resolver_export_seconds_count")) {
-                assertThat(text.lines().filter(l -> l.startsWith(series + "{") && l.contains("catalog=\"m-known\"")))
-                        .as(series).isNotEmpty().allMatch(l -> l.endsWith(" 0") || l.endsWith(" 0.0"));
+                    "resolver_writes_total", "resolver_write_seconds_count", "resolver_export_seconds_count",
+                    "resolver_leases_active")) {
+                assertThat(text.lines().filter(l -> l.startsWith(series + "{"))).as(series).isNotEmpty()
+                        .noneMatch(l -> l.contains("tenant=") || l.contains("catalog="));
             }
+            assertThat(text.lines().filter(l -> l.startsWith("resolver_stream_position{")
+                    && l.contains("catalog=\"m-known\""))).singleElement().satisfies(l -> assertThat(l).endsWith(" 0.0"));
         });
     }
 

@@ -76,6 +76,10 @@ class WriteCoalescingIT extends ResolverIT {
         long seed = System.nanoTime();
         String context = "seed " + seed;
         StreamId stream = new StreamId("acme", "coalesce");
+        // per instance (docs/metrics.md): this test's share is the difference; this class's tests run one at a time
+        var coalesced = registry.get("resolver.write.coalesced.transactions").summary();
+        double amountBefore = coalesced.totalAmount();
+        long commitsBefore = coalesced.count();
         List<CompletableFuture<List<Sent>>> threads = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
             Random random = new Random(seed + t);
@@ -126,10 +130,8 @@ class WriteCoalescingIT extends ResolverIT {
         assertGapless(stream, events);
 
         // coalescing happened: fewer physical commits than logical writes
-        var coalesced = registry.get("resolver.write.coalesced.transactions")
-                .tags("tenant", "acme", "catalog", "coalesce").summary();
-        assertThat((long) coalesced.totalAmount()).isEqualTo(all.size());
-        assertThat(coalesced.count()).as(context).isLessThan(all.size());
+        assertThat((long) (coalesced.totalAmount() - amountBefore)).isEqualTo(all.size());
+        assertThat(coalesced.count() - commitsBefore).as(context).isLessThan(all.size());
         assertThat(coalesced.max()).as(context).isGreaterThan(1);
 
         // the same logical writes, in commit order, one physical transaction each, into another stream
@@ -145,7 +147,7 @@ class WriteCoalescingIT extends ResolverIT {
     void aFailingWriteInACoalescedGroupGetsItsOwnErrorAndNothingOfItIsWritten() throws Exception {
         StreamId stream = new StreamId("acme", "isolate");
         assertThat(put("/v1/streams/acme/isolate/items/warm", "w", "{\"attributes\":{}}").status()).isEqualTo(200);
-        double retriesBefore = retries(stream);
+        double retriesBefore = retries();
         List<CompletableFuture<Response>> good = new ArrayList<>();
         List<CompletableFuture<Response>> bad = new ArrayList<>();
         CompletableFuture<Response> leader;
@@ -198,9 +200,9 @@ class WriteCoalescingIT extends ResolverIT {
         assertThat(jdbc.sql("SELECT count(*) FROM release WHERE tenant = 'acme' AND catalog = 'isolate'")
                 .query(Long.class).single()).isZero();
         assertGapless(stream, 8);
-        assertThat(retries(stream) - retriesBefore).isEqualTo(3);
-        assertThat(registry.get("resolver.write.coalesced.transactions")
-                .tags("tenant", "acme", "catalog", "isolate").summary().max()).isEqualTo(6);
+        assertThat(retries() - retriesBefore).isEqualTo(3);
+        // the recent maximum of the instance: at least this group of 6
+        assertThat(registry.get("resolver.write.coalesced.transactions").summary().max()).isGreaterThanOrEqualTo(6);
     }
 
     /**
@@ -293,8 +295,9 @@ class WriteCoalescingIT extends ResolverIT {
         assertThat(metrics).contains("http_server_requests_seconds_count").doesNotContain("spring_security_");
     }
 
-    private double retries(StreamId s) {
-        var c = registry.find("resolver.write.retries").tags("tenant", s.tenant(), "catalog", s.catalog()).counter();
+    /** Per instance (docs/metrics.md): this class's tests run one at a time, so a difference is one test's. */
+    private double retries() {
+        var c = registry.find("resolver.write.retries").counter();
         return c == null ? 0 : c.count();
     }
 

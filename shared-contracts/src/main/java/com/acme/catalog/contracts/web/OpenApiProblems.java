@@ -150,7 +150,7 @@ public final class OpenApiProblems implements OpenApiCustomizer {
         props.put("instance", new StringSchema());
         StringSchema code = new StringSchema();
         code.setEnum(Arrays.stream(ProblemCode.values()).map(Enum::name).toList());
-        props.put("code", code.description("stable code (CONTRACT.md error table)"));
+        props.put("code", code.description("stable code (ProblemCode; docs/design.md §11)"));
         ObjectSchema s = new ObjectSchema();
         s.setProperties(props);
         s.setRequired(List.of("status", "code"));

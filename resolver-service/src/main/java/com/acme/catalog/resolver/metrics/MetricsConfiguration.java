@@ -1,0 +1,15 @@
+package com.acme.catalog.resolver.metrics;
+
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(MetricsProperties.class)
+class MetricsConfiguration {
+
+    @Bean
+    TenantTags tenantTags(MetricsProperties properties) {
+        return properties.perTenant() ? TenantTags.byTenant() : TenantTags.perInstance();
+    }
+}
