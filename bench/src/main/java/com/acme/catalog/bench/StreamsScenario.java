@@ -598,7 +598,11 @@ final class StreamsScenario implements Scenario {
 
     private static void target(Map<String, Object> into, String name, Object now, Object then, double limit) {
         double r = PropagationScenario.ratio(now, then);
-        into.put(name, Map.of("ratio", r, "target", limit, "met", r <= limit));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ratio", r);
+        m.put("target", limit);
+        m.put("met", r <= limit);
+        into.put(name, m);
     }
 
     private static Object at(Map<String, Object> map, String... keys) {
