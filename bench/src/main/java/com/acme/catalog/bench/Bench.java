@@ -23,6 +23,7 @@ public final class Bench {
         register(new StreamWritersScenario());
         register(new RebuildScenario());
         register(new IntakeScenario());
+        register(new StreamsScenario());
     }
 
     private Bench() {

@@ -21,6 +21,9 @@ abstract class Pipeline implements AutoCloseable {
 
     static final String TOKENS = "op=operator;w=writer;r=relay;c=consumer";
 
+    /** The product's inbox, where the resolver's relay delivers. */
+    static final String DELIVERY_URL = "http://localhost:18092/v1/inbox/events";
+
     final String name;
     final ServiceProcess writer;
     final ServiceProcess receiver;
@@ -92,6 +95,28 @@ abstract class Pipeline implements AutoCloseable {
         }
 
         static Services start(int streams, HttpClient http) throws Exception {
+            // the streams exist before the product starts, so its start-up bootstrap of PRODUCT_STREAMS finds them
+            StringBuilder configured = new StringBuilder();
+            for (int s = 0; s < streams; s++) {
+                configured.append(s == 0 ? "" : ",").append("bench/prop-").append(s);
+            }
+            return start(configured.toString(), resolver -> {
+                for (int s = 0; s < streams; s++) {
+                    send(http, "PUT", resolver.baseUrl() + "/v1/streams/bench/prop-" + s + "/items/warm", "w",
+                            "{\"attributes\":{}}");
+                    send(http, "POST", resolver.baseUrl() + "/v1/retention/consumers", "c",
+                            "{\"consumerId\":\"product-1\",\"tenant\":\"bench\",\"catalog\":\"prop-" + s
+                                    + "\",\"epoch\":1,\"deliveryUrl\":\"" + DELIVERY_URL + "\"}",
+                            409);
+                }
+            });
+        }
+
+        /**
+         * Resolver (relay on, delivering to the product's inbox) on fresh databases, then {@code beforeProduct}
+         * with the running resolver, then the product with {@code PRODUCT_STREAMS=productStreams}.
+         */
+        static Services start(String productStreams, BeforeProduct beforeProduct) throws Exception {
             List<AutoCloseable> opened = new java.util.ArrayList<>();
             try {
                 TestDatabase rdb = open(opened, TestDatabase.create("bench_prop_resolver"));
@@ -102,22 +127,12 @@ abstract class Pipeline implements AutoCloseable {
                                 "SPRING_DATASOURCE_USERNAME", rdb.username(), "RELAY_TOKEN", "r",
                                 "RELAY_ALLOWED_DELIVERY_URLS", "http://localhost:18092/",
                                 "SECURITY_TOKENS", TOKENS))));
-                // the streams exist before the product starts, so its start-up bootstrap of PRODUCT_STREAMS finds them
-                StringBuilder configured = new StringBuilder();
-                for (int s = 0; s < streams; s++) {
-                    configured.append(s == 0 ? "" : ",").append("bench/prop-").append(s);
-                    send(http, "PUT", resolver.baseUrl() + "/v1/streams/bench/prop-" + s + "/items/warm", "w",
-                            "{\"attributes\":{}}");
-                    send(http, "POST", resolver.baseUrl() + "/v1/retention/consumers", "c",
-                            "{\"consumerId\":\"product-1\",\"tenant\":\"bench\",\"catalog\":\"prop-" + s
-                                    + "\",\"epoch\":1,\"deliveryUrl\":\"http://localhost:18092/v1/inbox/events\"}",
-                            409);
-                }
+                beforeProduct.run(resolver);
                 ServiceProcess product = open(opened, ServiceProcess.start("product-service", 18092, Map.of(
                         "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),
                         "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c",
-                        "PRODUCT_DELIVERY_URL", "http://localhost:18092/v1/inbox/events",
-                        "PRODUCT_STREAMS", configured.toString(), "SECURITY_TOKENS", TOKENS)));
+                        "PRODUCT_DELIVERY_URL", DELIVERY_URL,
+                        "PRODUCT_STREAMS", productStreams, "SECURITY_TOKENS", TOKENS)));
                 return new Services(resolver, product, rdb, pdb, opened);
             } catch (Exception e) {
                 closeAll(opened, e);
@@ -195,6 +210,12 @@ abstract class Pipeline implements AutoCloseable {
         List<ServiceProcess> scraped() {
             return List.of();
         }
+    }
+
+    /** A step between the resolver's start and the product's (the resolver is up, the product not yet). */
+    @FunctionalInterface
+    interface BeforeProduct {
+        void run(ServiceProcess resolver) throws Exception;
     }
 
     private static <T extends AutoCloseable> T open(List<AutoCloseable> opened, T resource) {

@@ -137,18 +137,23 @@ final class PropagationScenario implements Scenario {
             run.close();
         }
         if (idle > 0) {
-            Map<String, Long> idleBefore = cpu(p);
-            Thread.sleep(idle * 1000L);
-            Map<String, Long> idleAfter = cpu(p);
-            Map<String, Object> perSecond = new LinkedHashMap<>();
-            idleAfter.forEach((k, v) -> {
-                if (!k.startsWith("machine")) {
-                    perSecond.put(k, Latencies.round((v - idleBefore.get(k)) / (double) idle));
-                }
-            });
-            out.put("idleCpuMsPerSecond", perSecond);
+            out.put("idleCpuMsPerSecond", idleCpuMsPerSecond(p, idle));
         }
         return out;
+    }
+
+    /** CPU ms per second of each component of {@link #cpu} (the machine's left out) over {@code idle} seconds. */
+    static Map<String, Object> idleCpuMsPerSecond(Pipeline p, int idle) throws InterruptedException {
+        Map<String, Long> idleBefore = cpu(p);
+        Thread.sleep(idle * 1000L);
+        Map<String, Long> idleAfter = cpu(p);
+        Map<String, Object> perSecond = new LinkedHashMap<>();
+        idleAfter.forEach((k, v) -> {
+            if (!k.startsWith("machine")) {
+                perSecond.put(k, Latencies.round((v - idleBefore.get(k)) / (double) idle));
+            }
+        });
+        return perSecond;
     }
 
     /** services / floor: whole-pipeline CPU per event, the machine's CPU per event, and commit -> applied p99. */
@@ -163,7 +168,7 @@ final class PropagationScenario implements Scenario {
         return r;
     }
 
-    private static double ratio(Object a, Object b) {
+    static double ratio(Object a, Object b) {
         return Latencies.round(((Number) a).doubleValue() / Math.max(((Number) b).doubleValue(), 0.001));
     }
 
@@ -455,7 +460,7 @@ final class PropagationScenario implements Scenario {
      * connected to each of its databases (the observer's own backend included in the receiver's), the bench, every
      * PostgreSQL process, and the machine. Read from /proc; absent elsewhere.
      */
-    private static Map<String, Long> cpu(Pipeline p) {
+    static Map<String, Long> cpu(Pipeline p) {
         Map<String, Long> m = new LinkedHashMap<>(p.cpu());
         m.put("bench", ProcessCpu.millis(ProcessHandle.current().pid()));
         m.put("postgresAllProcesses", ProcessCpu.postgresMillis());
@@ -470,7 +475,7 @@ final class PropagationScenario implements Scenario {
      * and autovacuum included, which the per-database figures miss) and {@code machine} (all processes); plus
      * {@code machineBusyPercent}, how busy the whole machine's cores were over the phase.
      */
-    private static Map<String, Object> cpuPerEvent(Map<String, Long> before, Map<String, Long> after, long events) {
+    static Map<String, Object> cpuPerEvent(Map<String, Long> before, Map<String, Long> after, long events) {
         Map<String, Object> out = new LinkedHashMap<>();
         after.forEach((k, v) -> {
             if (!k.equals("machineBusy") && !k.equals("machineTotal")) {
