@@ -1,5 +1,7 @@
 package com.acme.catalog.product.metrics;
 
+import com.acme.catalog.contracts.metrics.TenantTags;
+
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.ExportStatus;
-import com.acme.catalog.resolver.metrics.TenantTags;
+import com.acme.catalog.contracts.metrics.TenantTags;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
