@@ -328,7 +328,7 @@ public class RecoveryWorker implements SmartLifecycle {
     }
 
     /**
-     * Opens a stream the product should serve and does not (DESIGN §9): it costs what the stream holds. While the
+     * Opens a stream the product should serve and does not (docs/streams.md): it costs what the stream holds. While the
      * resolver still retains the stream from position 1 (pruned-through 0), an empty generation at 0 of its epoch
      * starts serving and the next cycle catches it up from the retained events (the live apply, bounded pages; one
      * page for a small stream), with no export; a listed stream's consumer is registered first, so the relay

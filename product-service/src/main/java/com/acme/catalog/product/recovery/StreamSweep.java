@@ -24,7 +24,7 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
- * The product's background check of every stream it serves or subscribes to, batched (DESIGN §9): every
+ * The product's background check of every stream it serves or subscribes to, batched (docs/streams.md): every
  * {@code product.epochs.poll-ms} one listing of the resolver's streams ({@code GET /v1/streams}, a request per
  * {@value #PAGE} streams) and one read of the serving generations, compared in memory. Work follows only what moved:
  * <ol>
@@ -101,7 +101,7 @@ class StreamSweep implements SchedulingConfigurer {
             GenerationCursor c = serving.get(s);
             if (c == null) {
                 if (positions && subscriptions.matches(s)) {
-                    worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // opens it (DESIGN §9)
+                    worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // opens it (docs/streams.md)
                     asked++;
                 }
                 continue;

@@ -25,7 +25,7 @@ import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Opening a stream costs what the stream holds (DESIGN §9): a listed stream the resolver still retains from
+ * Opening a stream costs what the stream holds (docs/streams.md): a listed stream the resolver still retains from
  * position 1 starts from an empty generation and catches up from the retained events, with no lease and no export;
  * a pruned one is rebuilt; one without any write yet waits for its first write instead of failing a rebuild.
  */

@@ -24,7 +24,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.RestClient;
 
 /**
- * The background check follows activity, not the number of streams (DESIGN §9): one sweep over 30 served streams
+ * The background check follows activity, not the number of streams (docs/streams.md): one sweep over 30 served streams
  * is one listing request and asks for no cycle while they are all current; a stream whose head moved, and one whose
  * epoch changed, get exactly their own cycle; no per-stream epoch read is made.
  */

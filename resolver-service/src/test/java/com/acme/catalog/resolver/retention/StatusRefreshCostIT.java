@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * The periodic retention status refresh costs what changed, not the number of streams (DESIGN §9): after one
+ * The periodic retention status refresh costs what changed, not the number of streams (docs/streams.md): after one
  * refresh, another reads no stream's status; a write, a consumer's progress or a lease (and its expiry) make exactly
  * that stream's status be read again. Quiet streams keep their gauges.
  */
