@@ -12,7 +12,6 @@ import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.projection.IntegrationEvent;
-import com.acme.catalog.product.recovery.RecoverySignals;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,11 +38,11 @@ class InboxService {
     private final ProgressReporter progress;
     private final boolean autoStart;
     private final StreamAdmission admission;
-    private final RecoverySignals signals;
+    private final DeliveryObserver signals;
     private final StreamEpochs epochs;
 
     InboxService(TransactionTemplate tx, GenerationRepository generations, EventApplier applier,
-            OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress, RecoverySignals signals,
+            OldEpochAudit oldEpochs, InboxMetrics metrics, ProgressReporter progress, DeliveryObserver signals,
             StreamEpochs epochs, InboxProperties properties, StreamAdmission admission) {
         this.epochs = epochs;
         this.signals = signals;

@@ -7,7 +7,7 @@ import com.acme.catalog.contracts.ChainDigestAt;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.IntegrationEvent;
-import com.acme.catalog.product.recovery.ProductStreamsProperties;
+import com.acme.catalog.product.streams.ProductStreamsProperties;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.springframework.stereotype.Component;

@@ -3,7 +3,7 @@ package com.acme.catalog.product.rebuild;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.product.recovery.WorkerFence;
+import com.acme.catalog.product.lease.WorkerFence;
 
 /**
  * One attempt of a rebuild, as its steps fill it in: the epoch and resolver lease (with its one {@link LeaseKeeper}),

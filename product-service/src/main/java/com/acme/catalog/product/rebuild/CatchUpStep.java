@@ -9,7 +9,7 @@ import java.util.concurrent.Future;
 import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.lease.WorkerLeases;
 
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;

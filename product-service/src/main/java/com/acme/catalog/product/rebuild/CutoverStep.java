@@ -5,7 +5,7 @@ import java.util.Optional;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.springframework.stereotype.Component;

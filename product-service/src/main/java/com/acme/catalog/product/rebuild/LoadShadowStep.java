@@ -3,7 +3,7 @@ package com.acme.catalog.product.rebuild;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.lease.WorkerLeases;
 
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;

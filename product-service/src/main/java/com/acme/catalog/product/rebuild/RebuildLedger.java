@@ -3,7 +3,7 @@ package com.acme.catalog.product.rebuild;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.product.recovery.WorkerFence;
+import com.acme.catalog.product.lease.WorkerFence;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -9,9 +9,9 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.UuidV7;
-import com.acme.catalog.product.recovery.FencedOutException;
-import com.acme.catalog.product.recovery.WorkerFence;
-import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.lease.FencedOutException;
+import com.acme.catalog.product.lease.WorkerFence;
+import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import jakarta.annotation.PreDestroy;

@@ -1,5 +1,8 @@
 package com.acme.catalog.product.recovery;
 
+import com.acme.catalog.product.lease.WorkerLeases;
+import com.acme.catalog.product.streams.ProductStreamsProperties;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;

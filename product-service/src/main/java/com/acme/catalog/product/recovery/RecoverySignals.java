@@ -6,6 +6,7 @@ import java.util.function.BiConsumer;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.inbox.DeliveryObserver;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.recovery.RecoveryWorker.Trigger;
 
@@ -15,10 +16,11 @@ import org.springframework.stereotype.Component;
 /**
  * What the live consumer tells the recovery worker, in process and without waiting for it: a gap it cannot fill
  * (events held above the verified position), a chain break, a position too far ahead, an epoch it does not
- * serve, and deliveries resuming after a failed one. Cheap enough for every delivery.
+ * serve, and deliveries resuming after a failed one. Cheap enough for every delivery. The inbox's
+ * {@link DeliveryObserver}.
  */
 @Component
-public class RecoverySignals {
+public class RecoverySignals implements DeliveryObserver {
 
     private final BiConsumer<StreamId, Trigger> worker;
     private final Set<StreamId> failing = ConcurrentHashMap.newKeySet();
@@ -33,6 +35,7 @@ public class RecoverySignals {
     }
 
     /** A delivery committed; {@code after} is the serving cursor it committed. */
+    @Override
     public void delivered(StreamId stream, GenerationCursor after) {
         if (!failing.isEmpty() && failing.remove(stream)) {
             worker.accept(stream, Trigger.DELIVERIES_RESUMED);
@@ -43,6 +46,7 @@ public class RecoverySignals {
     }
 
     /** A delivery was refused or failed; nothing of it was committed. */
+    @Override
     public void deliveryFailed(StreamId stream, RuntimeException e) {
         if (e instanceof ApiException a) {
             switch (a.code()) {

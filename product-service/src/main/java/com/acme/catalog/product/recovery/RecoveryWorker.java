@@ -23,12 +23,16 @@ import com.acme.catalog.contracts.retention.RetentionView;
 import com.acme.catalog.contracts.retry.Backoff;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
+import com.acme.catalog.product.lease.FencedOutException;
+import com.acme.catalog.product.lease.WorkerFence;
+import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
 import com.acme.catalog.product.resolver.ResolverClient;
+import com.acme.catalog.product.streams.ProductStreamsProperties;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -15,6 +15,7 @@ import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.resolver.ResolverClient;
+import com.acme.catalog.product.streams.ProductStreamsProperties;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

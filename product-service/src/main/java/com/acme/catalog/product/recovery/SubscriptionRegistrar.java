@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import com.acme.catalog.contracts.concurrent.DaemonThreads;
 import com.acme.catalog.contracts.retry.Backoff;
 import com.acme.catalog.product.resolver.ResolverClient;
+import com.acme.catalog.product.streams.ProductStreamsProperties;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

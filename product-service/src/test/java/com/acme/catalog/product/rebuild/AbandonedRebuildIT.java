@@ -2,7 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.support.ProductIT;
 
 import org.junit.jupiter.api.Test;

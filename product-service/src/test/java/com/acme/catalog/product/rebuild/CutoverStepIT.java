@@ -18,8 +18,8 @@ import java.util.concurrent.Executors;
 
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.product.recovery.FencedOutException;
-import com.acme.catalog.product.recovery.WorkerLeases;
+import com.acme.catalog.product.lease.FencedOutException;
+import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.resolver.ResolverClient;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;

@@ -9,6 +9,8 @@ import java.util.Random;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.EventPage;
+import com.acme.catalog.product.lease.WorkerFence;
+import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.resolver.ResolverClient;

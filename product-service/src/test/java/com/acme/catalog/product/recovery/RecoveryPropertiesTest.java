@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.streams.ProductStreamsProperties;
 import com.acme.catalog.product.support.Bound;
 
 import org.junit.jupiter.api.Test;

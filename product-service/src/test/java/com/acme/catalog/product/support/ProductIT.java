@@ -47,7 +47,7 @@ public abstract class ProductIT {
     public static class AnyStreamOnDelivery {
         @org.springframework.context.annotation.Bean
         @org.springframework.context.annotation.Primary
-        StreamAdmission anyStreamOnDelivery(com.acme.catalog.product.recovery.ProductStreamsProperties streams,
+        StreamAdmission anyStreamOnDelivery(com.acme.catalog.product.streams.ProductStreamsProperties streams,
                 com.acme.catalog.product.resolver.ResolverClient resolver,
                 @org.springframework.beans.factory.annotation.Value("${test.inbox.any-stream:true}") boolean any) {
             return new StreamAdmission(streams, resolver) {

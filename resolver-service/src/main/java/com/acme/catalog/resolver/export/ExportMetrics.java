@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.metrics.TenantTags;
+import com.acme.catalog.resolver.stream.StreamMeters;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -18,7 +19,7 @@ import org.springframework.stereotype.Component;
  * tenant is {@link #known}.
  */
 @Component
-public class ExportMetrics {
+public class ExportMetrics implements StreamMeters {
 
     private final MeterRegistry registry;
     private final TenantTags tenantTags;
@@ -32,6 +33,7 @@ public class ExportMetrics {
     }
 
     /** Registers the READY timer (count 0) that times the stream's exports if it is not yet. */
+    @Override
     public void known(StreamId s) {
         timer(tenantTags.of(s), ExportStatus.READY);
     }

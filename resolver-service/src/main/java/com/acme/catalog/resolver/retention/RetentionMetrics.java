@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.resolver.export.ExportMetrics;
+import com.acme.catalog.resolver.stream.StreamMeters;
 import com.acme.catalog.resolver.stream.StreamMetrics;
 
 import io.micrometer.core.instrument.Counter;
@@ -38,7 +38,7 @@ class RetentionMetrics {
 
     private final MeterRegistry registry;
     private final StreamMetrics streamMetrics;
-    private final ExportMetrics exportMetrics;
+    private final List<StreamMeters> streamMeters;
     private final MultiGauge prunedThrough;
     private final MultiGauge retainedEvents;
     private final MultiGauge blocked;
@@ -49,10 +49,10 @@ class RetentionMetrics {
     private final MultiGauge leasesNextExpiry;
     private final Map<StreamId, Long> epochs = new ConcurrentHashMap<>();
 
-    RetentionMetrics(MeterRegistry registry, StreamMetrics streamMetrics, ExportMetrics exportMetrics) {
+    RetentionMetrics(MeterRegistry registry, StreamMetrics streamMetrics, List<StreamMeters> streamMeters) {
         this.registry = registry;
         this.streamMetrics = streamMetrics;
-        this.exportMetrics = exportMetrics;
+        this.streamMeters = List.copyOf(streamMeters);
         this.prunedThrough = MultiGauge.builder("resolver.outbox.pruned.through")
                 .description("pruned-through P of the stream's open epoch, while its retention is blocked")
                 .register(registry);
@@ -106,8 +106,9 @@ class RetentionMetrics {
             st.leases().stream().map(RetentionStatus.LeaseView::expiresAt).min(Comparator.naturalOrder())
                     .ifPresent(at -> nextExpiry.add(MultiGauge.Row.of(stream, at.toEpochMilli() / 1000.0)));
             // with per-tenant write and export meters, the tenant's exist at 0 before its first write or export
-            streamMetrics.known(st.stream());
-            exportMetrics.known(st.stream());
+            for (StreamMeters m : streamMeters) {
+                m.known(st.stream());
+            }
             Long previousEpoch = epochs.put(st.stream(), st.epoch());
             if (previousEpoch != null && previousEpoch != st.epoch()) {
                 streamMetrics.resetPosition(st.stream(), st.cursor());

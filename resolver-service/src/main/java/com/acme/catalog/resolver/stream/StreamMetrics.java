@@ -30,7 +30,7 @@ import org.springframework.stereotype.Component;
  * the database.
  */
 @Component
-public class StreamMetrics {
+public class StreamMetrics implements StreamMeters {
 
     private final MeterRegistry registry;
     private final List<CommitObserver> observers;
@@ -77,6 +77,7 @@ public class StreamMetrics {
      * yet: with per-tenant meters, a tenant known from the database shows {@code resolver_writes_total} and
      * {@code resolver_write_seconds} before this instance's first write to it.
      */
+    @Override
     public void known(StreamId s) {
         meters(s);
     }

@@ -1,4 +1,4 @@
-package com.acme.catalog.product.recovery;
+package com.acme.catalog.product.lease;
 
 import java.util.HashSet;
 import java.util.List;
@@ -96,7 +96,7 @@ public class WorkerLeases implements SmartLifecycle {
      * @param instanceId this instance's owner id ({@code product.recovery.instance-id}); blank: a random one
      * @param ttlSeconds how long a lease lasts unrenewed ({@code product.recovery.lease-ttl-seconds})
      */
-    WorkerLeases(JdbcClient jdbc, MeterRegistry meters, String instanceId, long ttlSeconds) {
+    public WorkerLeases(JdbcClient jdbc, MeterRegistry meters, String instanceId, long ttlSeconds) {
         this.jdbc = jdbc;
         this.owner = instanceId.isBlank() ? "product-" + java.util.UUID.randomUUID() : instanceId;
         this.ttlSeconds = ttlSeconds;

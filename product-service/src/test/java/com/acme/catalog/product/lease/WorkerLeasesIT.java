@@ -1,4 +1,4 @@
-package com.acme.catalog.product.recovery;
+package com.acme.catalog.product.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package com.acme.catalog.product.recovery;
+package com.acme.catalog.product.streams;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,4 +1,4 @@
-package com.acme.catalog.product.recovery;
+package com.acme.catalog.product.lease;
 
 import com.acme.catalog.contracts.StreamId;
 

@@ -1,4 +1,4 @@
-package com.acme.catalog.product.recovery;
+package com.acme.catalog.product.lease;
 
 /**
  * A worker transaction found that its lease no longer holds (another owner, a newer fence, or expired): the
