@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class CommitListener implements Runnable {
 
-    static final String CHANNEL = "outbox_committed";
+    static final String CHANNEL = RelayWakeUp.CHANNEL;
     private static final Logger log = LoggerFactory.getLogger(CommitListener.class);
 
     private final String url;

@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -74,6 +75,13 @@ class OutboxRelay implements SmartLifecycle {
     /** Streams delivered to, or committed to, since the publisher last looked. */
     private final Set<StreamEpoch> deliveredSince = ConcurrentHashMap.newKeySet();
     private final Set<StreamEpoch> committedSince = ConcurrentHashMap.newKeySet();
+    /**
+     * Stream epochs a commit notification named (or a worker must look at again) since the dispatcher's last pass:
+     * the next pass looks at their consumers only, unless {@link #scanAll} asks for every stream's.
+     */
+    private final Set<StreamEpoch> dueStreams = ConcurrentHashMap.newKeySet();
+    /** Set by a poll, a retry, a start or a notification without a stream: the next pass looks at every stream. */
+    private final AtomicBoolean scanAll = new AtomicBoolean(true);
     /** Publisher thread only: per stream epoch, the position through which every row is known published. */
     private final Map<StreamEpoch, Long> publishedThrough = new HashMap<>();
     private final HttpClient http;
@@ -84,9 +92,13 @@ class OutboxRelay implements SmartLifecycle {
     private final Timer deliveryTime;
     private final Timer failedDeliveryTime;
     private final Timer deliveryLag;
+    private final Counter fullScans;
+    private final Counter notifiedScans;
     private volatile boolean running;
     private boolean woken;
     private volatile long lastPublishNanos;
+    /** Dispatcher thread only: when the last pass over every stream started. */
+    private long lastFullScanNanos = System.nanoTime();
     private ThreadPoolExecutor workers;
     private ScheduledExecutorService retryTimer;
     private ScheduledExecutorService publisher;
@@ -113,6 +125,12 @@ class OutboxRelay implements SmartLifecycle {
         this.oversizedEvents = Counter.builder("resolver.relay.oversized.events")
                 .description("events whose wire is over the limit every consumer accepts (written before the limits;"
                         + " sent alone, a consumer may refuse them)").register(registry);
+        this.fullScans = Counter.builder("resolver.relay.scans").tag("kind", "all")
+                .description("dispatcher passes that looked for due consumers of every stream (poll, retry, start)")
+                .register(registry);
+        this.notifiedScans = Counter.builder("resolver.relay.scans").tag("kind", "notified")
+                .description("dispatcher passes that looked only at the streams commit notifications named")
+                .register(registry);
         this.deliveryTime = deliveryTimer(registry, "delivered");
         this.failedDeliveryTime = deliveryTimer(registry, "failed");
         this.deliveryLag = Timer.builder("resolver.relay.lag")
@@ -177,14 +195,21 @@ class OutboxRelay implements SmartLifecycle {
 
     /** Commit notifications ({@code tenant/catalog/epoch} payloads): wake the dispatcher and the publisher. */
     private void committed(Set<String> payloads) {
+        boolean named = !payloads.isEmpty(); // an empty set: the listener (re)connected, anything may have committed
         for (String payload : payloads) {
             StreamEpoch s = parse(payload);
             if (s != null) {
                 committedSince.add(s);
+                dueStreams.add(s);
+            } else {
+                named = false;
             }
         }
         publishWanted.set(true);
-        wake();
+        if (!named) {
+            scanAll.set(true);
+        }
+        signal();
     }
 
     private static StreamEpoch parse(String payload) {
@@ -197,7 +222,13 @@ class OutboxRelay implements SmartLifecycle {
         }
     }
 
+    /** Wakes the dispatcher for a pass over every stream's consumers. */
     void wake() {
+        scanAll.set(true);
+        signal();
+    }
+
+    private void signal() {
         wakes.incrementAndGet();
         synchronized (signal) {
             woken = true;
@@ -220,15 +251,40 @@ class OutboxRelay implements SmartLifecycle {
                         Thread.currentThread().interrupt();
                         return;
                     }
+                    if (!woken) {
+                        scanAll.set(true); // the poll: the safety net for whatever no notification named
+                    }
                 }
                 woken = false;
             }
         }
     }
 
-    /** One pass: hand every due consumer (not already being served here) to a delivery worker. */
+    /**
+     * One pass: hand every due consumer (not already being served here) to a delivery worker. It looks at the streams
+     * notifications named since the last pass, or at every stream when {@link #scanAll} is set, so a write costs a
+     * look at its own stream whatever the number of streams.
+     */
     void cycle() {
-        for (Due due : repo.due(instance, 1000)) {
+        List<Due> dueNow;
+        long now = System.nanoTime();
+        // at least one pass over every stream a poll interval, also while notifications keep the dispatcher busy (a
+        // consumer registered on a quiet stream is found by no notification)
+        if (scanAll.getAndSet(false) || now - lastFullScanNanos >= props.pollInterval().toNanos()) {
+            lastFullScanNanos = now;
+            dueStreams.clear(); // the pass below sees them: it reads after this
+            dueNow = repo.due(instance, 1000);
+            fullScans.increment();
+        } else {
+            List<StreamEpoch> named = new ArrayList<>(dueStreams);
+            if (named.isEmpty()) {
+                return;
+            }
+            dueStreams.removeAll(named);
+            dueNow = repo.dueFor(named, instance, 1000);
+            notifiedScans.increment();
+        }
+        for (Due due : dueNow) {
             String key = due.consumerId() + "|" + due.stream() + "|" + due.epoch();
             if (inFlight.add(key)) {
                 submit(due, key);
@@ -260,7 +316,9 @@ class OutboxRelay implements SmartLifecycle {
         }
         inFlight.remove(key);
         if (wakes.get() != p.seenWakes) {
-            wake(); // a commit may have been skipped by the dispatcher while the key was held
+            // a commit of this stream may have been skipped by the dispatcher while the key was held
+            dueStreams.add(new StreamEpoch(due.stream(), due.epoch()));
+            signal();
         }
     }
 

@@ -4,6 +4,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,8 +30,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Repository
 class RelayRepository {
 
-    /** Push consumers behind their stream's head whose backoff has passed and whom nobody else holds. */
-    private static final String SQL_DUE = """
+    /**
+     * Push consumers behind their stream's head whose backoff has passed and whom nobody else holds; the first
+     * {@code %s} narrows the streams (empty: all), the second is the maintenance switch.
+     */
+    private static final String DUE = """
             SELECT c.consumer_id, c.tenant, c.catalog, c.epoch, c.delivery_url,
                    GREATEST(coalesce(d.delivered_through, 0), c.durable_position) AS delivered, cur.position AS head
               FROM retention_consumer c
@@ -38,13 +42,22 @@ class RelayRepository {
                                     AND cur.fenced_at IS NULL
               LEFT JOIN relay_delivery d ON d.consumer_id = c.consumer_id AND d.tenant = c.tenant
                                         AND d.catalog = c.catalog AND d.epoch = c.epoch
-             WHERE c.delivery_url IS NOT NULL AND cur.rolled_back_at IS NULL AND NOT (%s)
+             WHERE c.delivery_url IS NOT NULL AND cur.rolled_back_at IS NULL %s AND NOT (%s)
                AND cur.position > GREATEST(coalesce(d.delivered_through, 0), c.durable_position)
                AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= clock_timestamp())
                AND (d.claim_until IS NULL OR d.claim_until < clock_timestamp() OR d.claimed_by = ?)
              ORDER BY c.tenant, c.catalog, c.consumer_id
              LIMIT ?
-            """.formatted(MaintenanceSwitch.SQL_ENABLED);
+            """;
+    /** Every stream's due consumers: the safety net (poll, retries, lost notifications). */
+    private static final String SQL_DUE = DUE.formatted("", MaintenanceSwitch.SQL_ENABLED);
+    /**
+     * The due consumers of the named stream epochs only (those a commit notification named): a write costs a look at
+     * its own stream, not at every stream. Parameters: tenants, catalogs, epochs, instance, limit.
+     */
+    private static final String SQL_DUE_FOR = DUE.formatted("""
+            AND (c.tenant, c.catalog, c.epoch) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]))""",
+            MaintenanceSwitch.SQL_ENABLED);
     /**
      * The fence of every read of events to deliver, checked in the statement that reads them (docs/epochs.md): the
      * (stream, epoch) cursor is open (a rotation fences it, whichever instance rotated), carries no rollback mark,
@@ -171,6 +184,15 @@ class RelayRepository {
 
     List<Due> due(String instance, int limit) {
         return jdbc.sql(SQL_DUE).params(instance, limit).query(RelayRepository::due).list();
+    }
+
+    /** {@link #due} of {@code streams} only. */
+    List<Due> dueFor(Collection<StreamEpoch> streams, String instance, int limit) {
+        return jdbc.sql(SQL_DUE_FOR).params(
+                streams.stream().map(s -> s.stream().tenant()).toArray(String[]::new),
+                streams.stream().map(s -> s.stream().catalog()).toArray(String[]::new),
+                streams.stream().map(StreamEpoch::epoch).toArray(Long[]::new), instance, limit)
+                .query(RelayRepository::due).list();
     }
 
     /**

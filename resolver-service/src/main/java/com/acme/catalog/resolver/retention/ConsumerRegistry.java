@@ -61,6 +61,7 @@ class ConsumerRegistry {
             } else {
                 consumers.register(consumerId, s, epoch, p, deliveryUrl, caller.name());
             }
+            consumers.wakeRelay(s, epoch);
             return consumers.find(consumerId, s).orElseThrow();
         });
     }

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.outbox.RelayWakeUp;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -57,6 +58,14 @@ class ConsumerRepository {
             """;
 
     private final JdbcClient jdbc;
+
+    /**
+     * Wakes the relay at the caller's commit to look at {@code s}'s consumers: a registration is delivered at once,
+     * not at the relay's next pass over every stream.
+     */
+    void wakeRelay(StreamId s, long epoch) {
+        jdbc.sql(RelayWakeUp.SQL_NOTIFY).params(RelayWakeUp.payload(s, epoch)).query().singleRow();
+    }
 
     ConsumerRepository(JdbcClient jdbc) {
         this.jdbc = jdbc;

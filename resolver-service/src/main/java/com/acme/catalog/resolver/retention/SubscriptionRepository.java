@@ -3,6 +3,7 @@ package com.acme.catalog.resolver.retention;
 import java.util.List;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.outbox.RelayWakeUp;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -110,6 +111,11 @@ class SubscriptionRepository {
     /** Removes the consumer's subscriptions, all or the one to {@code tenantPattern}. */
     int unsubscribe(String consumerId, String tenantPattern) {
         return jdbc.sql(SQL_UNSUBSCRIBE).params(consumerId, tenantPattern, tenantPattern).update();
+    }
+
+    /** Wakes the relay at the caller's commit for a pass over every stream (the subscription's registrations). */
+    void wakeRelay() {
+        jdbc.sql(RelayWakeUp.SQL_NOTIFY).params(RelayWakeUp.EVERY_STREAM).query().singleRow();
     }
 
     /** @return the tenant patterns the consumer subscribes to */

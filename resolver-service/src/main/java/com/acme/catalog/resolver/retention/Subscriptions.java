@@ -74,6 +74,7 @@ class Subscriptions implements StreamOpening {
             }
             subscriptions.subscribe(consumerId, tenantPattern, deliveryUrl, caller.name());
             int streams = subscriptions.registerExisting(consumerId, tenantPattern, deliveryUrl, caller.name());
+            subscriptions.wakeRelay();
             log.info("consumer {} subscribed to {}/* by {}: registered in {} open stream(s)", consumerId,
                     tenantPattern, caller.name(), streams);
             return streams;

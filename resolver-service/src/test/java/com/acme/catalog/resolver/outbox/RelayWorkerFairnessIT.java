@@ -34,7 +34,7 @@ class RelayWorkerFairnessIT extends ResolverIT {
                 write("a-backlog", "item-" + i);
             }
             write("b-other", "one");
-            // registration does not notify: the backlog is found by the next commit's wake-up
+            // each registration wakes the relay for its stream (RelayWakeUp): the backlog is delivered at once
             register("backlogged", "a-backlog", slowStream.url());
             register("waiting", "b-other", other.url());
             write("b-other", "two");
