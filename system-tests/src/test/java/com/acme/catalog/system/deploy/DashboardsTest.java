@@ -1,6 +1,7 @@
 package com.acme.catalog.system.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +18,8 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The dashboards of docs/grafana/: stable, unique UIDs and titles, unique panel ids, every panel with a query on
  * the Prometheus datasource variable, and together they cover the issue's views (retention lag, live propagation,
- * rebuilds, completeness). Their queries are run against a live Prometheus by bin/containers-test.sh.
+ * rebuilds, completeness). Every query parses as PromQL ({@code promtool check rules} over them, when promtool is
+ * installed); they are also run against a live Prometheus by bin/containers-test.sh.
  */
 class DashboardsTest {
 
@@ -59,6 +61,43 @@ class DashboardsTest {
                 "product_rebuild_load_rows_per_second", "product_rebuild_catchup_events_per_second",
                 "product_completeness_state", "product_old_epoch_deliveries_total", "resolver_retention_blocked")) {
             assertThat(exprs.toString()).as("a panel queries " + metric).contains(metric);
+        }
+    }
+
+    /** Grafana's variables, as bin/containers-test.sh substitutes them before it runs a panel's query. */
+    private static final Map<String, String> VARIABLES = Map.of("$__rate_interval", "1m", "${__rate_interval}", "1m",
+            "$__interval", "10s", "${__interval}", "10s", "$__range", "5m", "${tenant}", ".*", "$tenant", ".*",
+            "${catalog}", ".*", "$catalog", ".*");
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyPanelQueryIsValidPromQl() throws Exception {
+        assumeTrue(PrometheusRulesTest.onPath("promtool"), "promtool not installed (Debian package prometheus): skipped");
+        StringBuilder rules = new StringBuilder("groups:\n- name: dashboard-queries\n  rules:\n");
+        int n = 0;
+        try (Stream<Path> s = Files.list(DIR)) {
+            for (Path f : s.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
+                Map<String, Object> d = new Yaml().load(Files.readString(f));
+                for (Map<String, Object> p : (List<Map<String, Object>>) d.get("panels")) {
+                    for (Map<String, Object> t : (List<Map<String, Object>>) p.getOrDefault("targets", List.of())) {
+                        String expr = String.valueOf(t.get("expr"));
+                        for (Map.Entry<String, String> v : VARIABLES.entrySet()) {
+                            expr = expr.replace(v.getKey(), v.getValue());
+                        }
+                        // one recording rule per query: promtool parses each and names the file and rule it fails in
+                        rules.append("  - record: dashboard_query_").append(++n).append("\n    expr: '")
+                                .append(expr.replace("'", "''")).append("'\n");
+                    }
+                }
+            }
+        }
+        Path file = Files.createTempFile("dashboard-queries", ".yml");
+        try {
+            Files.writeString(file, rules);
+            assertThat(PrometheusRulesTest.run("promtool", "check", "rules", file.toAbsolutePath().toString()))
+                    .contains("SUCCESS");
+        } finally {
+            Files.delete(file);
         }
     }
 }
