@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.stream.StreamSummary;
@@ -95,13 +96,14 @@ class StreamSweep implements SchedulingConfigurer {
             return 0;
         }
         int asked = 0;
+        Predicate<StreamId> subscribed = subscriptions.matcher(); // parsed once a sweep, not once a stream
         Set<StreamId> seen = new LinkedHashSet<>();
         for (StreamSummary st : listed) {
             StreamId s = new StreamId(st.tenant(), st.catalog());
             seen.add(s);
             GenerationCursor c = serving.get(s);
             if (c == null) {
-                if (positions && subscriptions.matches(s)) {
+                if (positions && subscribed.test(s)) {
                     worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // opens it (docs/streams.md)
                     asked++;
                 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import com.acme.catalog.contracts.StreamId;
 
@@ -46,8 +47,14 @@ public record ProductStreamsProperties(@DefaultValue("") String streams) {
 
     /** Whether {@code stream} is listed or matches a pattern. */
     public boolean matches(StreamId stream) {
+        return matcher().test(stream);
+    }
+
+    /** @return {@link #matches}, with the entries parsed once: for a caller that tests many streams */
+    public Predicate<StreamId> matcher() {
         Set<String> patterns = tenantPatterns();
-        return patterns.contains(ANY) || patterns.contains(stream.tenant()) || list().contains(stream);
+        Set<StreamId> listed = Set.copyOf(list());
+        return stream -> patterns.contains(ANY) || patterns.contains(stream.tenant()) || listed.contains(stream);
     }
 
     private static void parse(String streams, List<StreamId> exact, Set<String> patterns) {
