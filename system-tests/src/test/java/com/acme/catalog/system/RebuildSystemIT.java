@@ -137,6 +137,11 @@ class RebuildSystemIT {
                       JOIN product.generation g ON c.relname LIKE '%\\_g' || g.generation_id
                      WHERE g.status = 'RETIRED'
                     """)).as("retired partitions detached").isZero();
+            assertThat(TwoServices.scalar(sys.productDb, """
+                    SELECT count(*) FROM product.item i JOIN product.generation g USING (generation_id)
+                     WHERE g.status = 'RETIRED'
+                    """)).as("the retired generation's rows deleted (it was shared: opened without an export)")
+                    .isZero();
             assertThat(TwoServices.scalar(sys.resolverDb,
                     "SELECT count(*) FROM resolver.retention_lease WHERE released_at IS NULL")).isZero();
         }

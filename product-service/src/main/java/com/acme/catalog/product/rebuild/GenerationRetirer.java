@@ -3,12 +3,15 @@ package com.acme.catalog.product.rebuild;
 import java.util.List;
 
 import com.acme.catalog.contracts.db.SqlStates;
+import com.acme.catalog.product.projection.GenerationStorage;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Retires generations: marks them RETIRED, then detaches their partitions with {@code DETACH PARTITION …
@@ -20,6 +23,10 @@ import org.springframework.stereotype.Component;
  * {@code DETACH … CONCURRENTLY} of that parent's partitions, not only of that one (SQL state 55000). So each retire
  * first finishes what is pending with {@code DETACH PARTITION … FINALIZE}: retiring is idempotent whatever an earlier
  * attempt left. Found by the fault suite (docs/spk-05.md): without it, every later rebuild ended FAILED.
+ *
+ * <p>A shared generation ({@link GenerationStorage}) has no partitions of its own: its retire marks it RETIRED and
+ * deletes its rows from the shared partitions in one transaction (row locks only: readers of every stream go on, and
+ * nothing is left half done).
  */
 @Component
 class GenerationRetirer {
@@ -55,12 +62,18 @@ class GenerationRetirer {
 
     private final JdbcClient jdbc;
 
-    GenerationRetirer(JdbcClient jdbc) {
+    private final TransactionTemplate tx;
+
+    GenerationRetirer(JdbcClient jdbc, PlatformTransactionManager transactions) {
         this.jdbc = jdbc;
+        this.tx = new TransactionTemplate(transactions);
     }
 
     /** @return false when the generation serves (then nothing is changed) */
     boolean retire(long generationId) {
+        if (GenerationStorage.isShared(generationId)) {
+            return Boolean.TRUE.equals(tx.execute(t -> retireShared(generationId)));
+        }
         if (jdbc.sql(SQL_MARK).params(generationId, generationId).update() != 1) {
             return false;
         }
@@ -71,6 +84,17 @@ class GenerationRetirer {
                 detachConcurrently(table, part);
             }
             jdbc.sql("DROP TABLE IF EXISTS " + part).update();
+        }
+        return true;
+    }
+
+    private boolean retireShared(long generationId) {
+        if (jdbc.sql(SQL_MARK).params(generationId, generationId).update() != 1) {
+            return false;
+        }
+        for (String table : jdbc.sql(SQL_TABLES).query(String.class).list()) {
+            jdbc.sql("DELETE FROM " + GenerationStorage.partitionOf(table, generationId) + " WHERE generation_id = ?")
+                    .params(generationId).update();
         }
         return true;
     }

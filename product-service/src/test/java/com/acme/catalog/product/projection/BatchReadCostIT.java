@@ -50,7 +50,7 @@ class BatchReadCostIT extends ProductIT {
         long g = generationOfItems(stream);
 
         long read = tx.execute(s -> {
-            String revisions = "aggregate_revision_g" + g;
+            String revisions = GenerationStorage.partitionOf("aggregate_revision", g);
             long before = rowsRead(revisions);
             ObjectNode p = JSON.createObjectNode().put("visibility", "PUBLIC");
             p.putArray("items").addObject().put("itemId", "sku-7").put("revision", 1);
@@ -86,16 +86,18 @@ class BatchReadCostIT extends ProductIT {
         long g = generationOfItems(stream);
 
         long[] read = tx.execute(s -> {
-            long[] before = {rowsRead("item_g" + g), rowsRead("aggregate_revision_g" + g),
-                    rowsRead("public_item_g" + g)};
+            String items = GenerationStorage.partitionOf("item", g);
+            String revisions = GenerationStorage.partitionOf("aggregate_revision", g);
+            String publicItems = GenerationStorage.partitionOf("public_item", g);
+            long[] before = {rowsRead(items), rowsRead(revisions), rowsRead(publicItems)};
             ObjectNode p = JSON.createObjectNode();
             p.putObject("attributes").put("name", "Road runner").put("color", "red");
             ProjectionBatch upsert = writer.batch(g);
             upsert.add(event(stream, EventType.ItemUpserted, "item", "sku-7", 2, p));
             upsert.add(event(stream, EventType.ItemDeleted, "item", "sku-8", 2, JSON.createObjectNode()));
             writer.flush(upsert);
-            return new long[] {rowsRead("item_g" + g) - before[0], rowsRead("aggregate_revision_g" + g) - before[1],
-                    rowsRead("public_item_g" + g) - before[2]};
+            return new long[] {rowsRead(items) - before[0], rowsRead(revisions) - before[1],
+                    rowsRead(publicItems) - before[2]};
         });
 
         assertThat(java.util.Arrays.stream(read).boxed().toList()).as("item, revision and public rows read to write two items of a %d-item generation", ITEMS)

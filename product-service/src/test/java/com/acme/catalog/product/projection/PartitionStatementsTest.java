@@ -52,7 +52,19 @@ class PartitionStatementsTest {
     }
 
     @Test
+    void namesTheSharedPartitionsForEverySharedGenerationWithOneEntry() {
+        long shared = GenerationStorage.SHARED_BASE;
+        assertThat(statements.get(1, shared)).isEqualTo("INSERT INTO item_shared SELECT * FROM aggregate_revision_shared");
+        assertThat(statements.get(1, shared + 4_321)).isSameAs(statements.get(1, shared));
+        assertThat(statements.get(0, shared - 1)).isEqualTo("SELECT item_id FROM item_g" + (shared - 1)
+                + " WHERE generation_id = ?");
+        assertThat(statements.size()).isEqualTo(2);
+    }
+
+    @Test
     void refusesATemplateWithoutTheGenerationAndANonPositiveGeneration() {
+        assertThatThrownBy(() -> new PartitionStatements(List.of("SELECT %1$d FROM item_g%1$d")))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new PartitionStatements(List.of("SELECT 1 FROM item")))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> statements.get(0, 0)).isInstanceOf(IllegalArgumentException.class);
