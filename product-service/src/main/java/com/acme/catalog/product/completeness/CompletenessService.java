@@ -15,6 +15,7 @@ import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
 import com.acme.catalog.product.recovery.RecoveryStatusRepository;
+import com.acme.catalog.product.recovery.SweepVerifications;
 import com.acme.catalog.product.recovery.RecoveryStatusRepository.RecoveryStatus;
 
 import io.micrometer.core.instrument.Gauge;
@@ -44,11 +45,12 @@ public class CompletenessService implements SchedulingConfigurer {
     private final StreamEpochs epochs;
     private final CompletenessProperties properties;
     private final OldEpochAudit oldEpochs;
+    private final SweepVerifications sweeps;
     private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
 
     CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
             RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
-            CompletenessProperties properties, OldEpochAudit oldEpochs) {
+            CompletenessProperties properties, OldEpochAudit oldEpochs, SweepVerifications sweeps) {
         this.repository = repository;
         this.rebuilds = rebuilds;
         this.recovery = recovery;
@@ -56,6 +58,7 @@ public class CompletenessService implements SchedulingConfigurer {
         this.epochs = epochs;
         this.properties = properties;
         this.oldEpochs = oldEpochs;
+        this.sweeps = sweeps;
     }
 
     public Completeness of(StreamId s) {
@@ -128,8 +131,19 @@ public class CompletenessService implements SchedulingConfigurer {
             state = CompletenessState.CURRENT;
         }
         gauge(s).set(state.code());
-        return new Completeness(g.epoch(), g.appliedPosition(), g.updatedAt(), boundary, state, reason, alive,
-                heartbeat);
+        return new Completeness(g.epoch(), g.appliedPosition(), lastVerification(s, g), boundary, state, reason,
+                alive, heartbeat);
+    }
+
+    /**
+     * The generation's last cursor change (every one is a verified apply), or later the stream sweep's finding that
+     * it still equals the resolver's head, if the generation has not moved since.
+     */
+    private Instant lastVerification(StreamId s, Serving g) {
+        Instant cursor = g.updatedAt();
+        return sweeps.of(s).filter(v -> v.epoch() == g.epoch() && v.position() == g.appliedPosition())
+                .map(SweepVerifications.Verified::at).filter(at -> cursor == null || at.isAfter(cursor))
+                .orElse(cursor);
     }
 
     private static String troubleReason(RecoveryStatus w) {

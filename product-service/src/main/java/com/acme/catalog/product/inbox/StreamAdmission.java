@@ -14,10 +14,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * Which streams a delivery may find without a serving generation and still open: only those {@code PRODUCT_STREAMS}
- * lists or subscribes to by pattern; a stream matched by a pattern only once the resolver confirms the stream, its
- * epoch and the chain digest at the delivered position (a listed stream was named by the operator, and opens as it
- * always did). A stream the product serves needs no admission; any other delivery is refused, so a delivery (even
- * one carrying a valid relay token and a self-consistent chain) never opens a stream the resolver does not have.
+ * lists or subscribes to by pattern, and only once the resolver confirms the stream, its epoch and the chain digest
+ * at the delivered position (a listed stream too: the operator named it, but a delivery could still be forged). A
+ * stream the product serves needs no admission; any other delivery is refused, so a delivery (even one carrying a
+ * valid relay token and a self-consistent chain) never opens a stream the resolver does not have.
  */
 @Component
 public class StreamAdmission {
@@ -36,16 +36,13 @@ public class StreamAdmission {
     }
 
     /**
-     * For a stream matched by a pattern: asks the resolver for its chain digest at the position of {@code last} (the
-     * delivery's last event of the epoch the stream would open in), one request per opened stream.
+     * Asks the resolver for the stream's chain digest at the position of {@code last} (the delivery's last event of
+     * the epoch the stream would open in), one request per opened stream.
      *
      * @throws ApiException 404 {@code NOT_FOUND} when the resolver has no such stream or position, 422
      *                      {@code CHAIN_BROKEN} when its digest there is another, 503 when it cannot answer
      */
     public void confirm(StreamId stream, IntegrationEvent last) {
-        if (streams.list().contains(stream)) {
-            return; // named by the operator
-        }
         Optional<ChainDigestAt> at;
         try {
             at = resolver.chainDigestIfKnown(stream, last.epoch(), last.position());

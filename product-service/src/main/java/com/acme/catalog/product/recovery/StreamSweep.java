@@ -1,6 +1,7 @@
 package com.acme.catalog.product.recovery;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -37,7 +38,8 @@ import org.springframework.stereotype.Component;
  *       resolver's cursor and digest there, a stream the product should serve and has no generation for, and a
  *       served stream the resolver does not list get a periodic recovery cycle.</li>
  * </ol>
- * A quiet stream that is current costs no request, no statement and no cycle of its own. A failed listing changes
+ * A quiet stream that is current costs no request, no statement and no cycle of its own; the sweep's finding that
+ * it is current is its verification ({@link SweepVerifications}, reported by completeness). A failed listing changes
  * nothing (the next sweep tries again).
  */
 @Component
@@ -52,6 +54,7 @@ class StreamSweep implements SchedulingConfigurer {
     private final ResolverClient resolver;
     private final StreamEpochs epochs;
     private final RecoveryWorker worker;
+    private final SweepVerifications verifications;
     private final ProductStreamsProperties subscriptions;
     private final boolean enabled;
     private final Duration every;
@@ -60,11 +63,13 @@ class StreamSweep implements SchedulingConfigurer {
     private boolean positionsChecked;
 
     StreamSweep(GenerationRepository generations, ResolverClient resolver, StreamEpochs epochs, RecoveryWorker worker,
-            ProductStreamsProperties subscriptions, RecoveryProperties recovery, EpochProperties properties) {
+            SweepVerifications verifications, ProductStreamsProperties subscriptions, RecoveryProperties recovery,
+            EpochProperties properties) {
         this.generations = generations;
         this.resolver = resolver;
         this.epochs = epochs;
         this.worker = worker;
+        this.verifications = verifications;
         this.subscriptions = subscriptions;
         this.enabled = recovery.enabled();
         this.every = properties.poll();
@@ -96,6 +101,7 @@ class StreamSweep implements SchedulingConfigurer {
             return 0;
         }
         int asked = 0;
+        Instant listedAt = Instant.now();
         Predicate<StreamId> subscribed = subscriptions.matcher(); // parsed once a sweep, not once a stream
         Set<StreamId> seen = new LinkedHashSet<>();
         for (StreamSummary st : listed) {
@@ -121,11 +127,14 @@ class StreamSweep implements SchedulingConfigurer {
             } else if (positions && !sameHead(c, st)) {
                 worker.trigger(s, RecoveryWorker.Trigger.PERIODIC);
                 asked++;
+            } else if (positions) {
+                verifications.record(s, c.epoch(), c.appliedPosition(), listedAt);
             }
         }
         if (positions) {
             for (StreamId s : serving.keySet()) {
                 if (!seen.contains(s)) {
+                    verifications.forget(s);
                     worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // the cycle finds out why it is not listed
                     asked++;
                 }

@@ -25,10 +25,10 @@ import tools.jackson.databind.JsonNode;
  * A delivery never opens a stream on its own. With the relay token (stolen, say) a delivery for a stream that is
  * neither in PRODUCT_STREAMS (listed or by pattern) nor served is refused and leaves nothing behind, so it plants
  * nothing public; nor is one for a matching stream the resolver does not confirm (unknown, or another digest at the
- * delivered position). A listed or matching stream the resolver confirms starts from its first delivery; a
- * bootstrapped (served) one takes deliveries.
+ * delivered position), whether the stream is listed by name or matched by a pattern. A listed or matching stream
+ * the resolver confirms starts from its first delivery; a bootstrapped (served) one takes deliveries.
  */
-@TestPropertySource(properties = {"test.inbox.any-stream=false", "product.streams=acme/listed,initech/*"})
+@TestPropertySource(properties = {"test.inbox.any-stream=false", "product.streams=acme/listed,acme/listed-too,initech/*"})
 class StreamAdmissionIT extends ProductIT {
 
     @Autowired
@@ -65,6 +65,15 @@ class StreamAdmissionIT extends ProductIT {
         ResponseEntity<JsonNode> served = deliver("r", plant(booted));
         assertThat(served.getStatusCode().value()).as("%s", served.getBody()).isEqualTo(200);
         assertThat(get("/v1/catalog/acme/booted/items/planted").getStatusCode().value()).isEqualTo(200);
+    }
+
+    /** Named by the operator is not enough: the resolver must have the stream too. */
+    @Test
+    void aForgedDeliveryForAListedStreamTheResolverDoesNotHaveIsRefusedAndWritesNothing() {
+        ResponseEntity<JsonNode> r = deliver("r", plant(new StreamId("acme", "listed-too")));
+        assertThat(r.getStatusCode().value()).as("%s", r.getBody()).isEqualTo(404);
+        assertThat(r.getBody().path("code").stringValue()).isEqualTo("NOT_FOUND");
+        assertNothingWritten("acme", "listed-too");
     }
 
     @Test

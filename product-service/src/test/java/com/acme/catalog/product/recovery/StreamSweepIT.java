@@ -57,6 +57,8 @@ class StreamSweepIT {
     StreamSweep sweep;
     @Autowired
     StreamEpochs epochs;
+    @Autowired
+    com.acme.catalog.product.completeness.CompletenessService completeness;
 
     @Test
     void aSweepCostsOneRequestAndAsksOnlyForTheStreamsThatMoved() {
@@ -79,6 +81,29 @@ class StreamSweepIT {
         assertThat(RESOLVER.requests).filteredOn(r -> r.startsWith("GET /v1/streams") || r.startsWith("GET /v1/epochs"))
                 .containsExactly("GET /v1/streams");
         assertThat(epochs.current(new StreamId("acme", "sw5"))).isEqualTo(2);
+    }
+
+    /**
+     * A quiet stream's last successful verification is the last sweep that found it equal to the resolver's head,
+     * not its last write; once it moves (the sweep finds another head), the sweep's finding no longer counts.
+     */
+    @Test
+    void aSweepThatFindsAStreamCurrentIsItsLastSuccessfulVerification() throws Exception {
+        StreamId quiet = new StreamId("acme", "verified");
+        List<ChainWriter.Event> h = history("verified", 5, 77);
+        RESOLVER.stream("verified").events = h.subList(0, 3);
+        assertThat(deliver(h.subList(0, 3))).isEqualTo(200);
+        java.time.Instant written = completeness.of(quiet).lastSuccessfulVerification();
+        Thread.sleep(20);
+
+        java.time.Instant before = java.time.Instant.now();
+        sweep.sweep();
+        assertThat(completeness.of(quiet).lastSuccessfulVerification()).isAfterOrEqualTo(before).isAfter(written);
+
+        RESOLVER.stream("verified").events = h; // the resolver moved on: the product is behind until it catches up
+        assertThat(deliver(h.subList(3, 5))).isEqualTo(200);
+        assertThat(completeness.of(quiet).lastSuccessfulVerification()).as("the cursor moved after the sweep")
+                .isAfter(before);
     }
 
     private int deliver(List<ChainWriter.Event> events) {
