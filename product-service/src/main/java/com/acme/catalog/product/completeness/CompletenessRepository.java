@@ -1,7 +1,10 @@
 package com.acme.catalog.product.completeness;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
@@ -9,7 +12,10 @@ import com.acme.catalog.contracts.StreamId;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
-/** Reads what completeness is derived from: the serving generation's cursor and its held events. */
+/**
+ * Reads what completeness is derived from: the serving generation's cursor and its held events, and the recovery
+ * worker's lease; for one stream, or for every stream in one statement each (the periodic refresh).
+ */
 @Repository
 class CompletenessRepository {
 
@@ -23,9 +29,18 @@ class CompletenessRepository {
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
              WHERE s.tenant = ? AND s.catalog = ?
             """;
-    private static final String SQL_STREAMS = """
-            SELECT tenant, catalog FROM serving_generation
-            UNION SELECT tenant, catalog FROM rebuild
+    /** Every serving generation with its held-event counts, in one statement (the refresh's read). */
+    private static final String SQL_ALL_SERVING = """
+            SELECT s.tenant, s.catalog, g.generation_id, g.epoch, g.applied_position, g.chain_position,
+                   g.highest_seen_position, g.updated_at, g.divergence,
+                   coalesce(h.parked, 0) AS parked, coalesce(h.pending, 0) AS pending
+              FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
+              LEFT JOIN (SELECT generation_id, count(*) FILTER (WHERE state = 'PARKED') AS parked,
+                                count(*) FILTER (WHERE state = 'PENDING') AS pending
+                           FROM held_event GROUP BY generation_id) h ON h.generation_id = g.generation_id
+            """;
+    private static final String SQL_ALL_WORKER_LEASES = """
+            SELECT tenant, catalog, renewed_at, expires_at > clock_timestamp() AS valid FROM recovery_lease
             """;
 
     private static final String SQL_WORKER_LEASE = """
@@ -49,19 +64,45 @@ class CompletenessRepository {
     }
 
     Optional<Serving> serving(StreamId s) {
-        return jdbc.sql(SQL_SERVING).params(s.tenant(), s.catalog()).query((rs, n) -> new Serving(
-                rs.getLong("generation_id"), rs.getLong("epoch"), rs.getLong("applied_position"),
-                rs.getLong("chain_position"), rs.getLong("highest_seen_position"),
-                rs.getTimestamp("updated_at").toInstant(), rs.getLong("parked"), rs.getLong("pending"),
-                rs.getString("divergence"))).optional();
+        return jdbc.sql(SQL_SERVING).params(s.tenant(), s.catalog()).query(CompletenessRepository::serving)
+                .optional();
     }
 
     Optional<WorkerLease> workerLease(StreamId s) {
-        return jdbc.sql(SQL_WORKER_LEASE).params(s.tenant(), s.catalog()).query((rs, n) -> new WorkerLease(
-                rs.getTimestamp("renewed_at").toInstant(), rs.getBoolean("valid"))).optional();
+        return jdbc.sql(SQL_WORKER_LEASE).params(s.tenant(), s.catalog()).query(CompletenessRepository::lease)
+                .optional();
     }
 
-    List<StreamId> streams() {
-        return jdbc.sql(SQL_STREAMS).query((rs, n) -> new StreamId(rs.getString(1), rs.getString(2))).list();
+    /** Every stream's serving generation. */
+    Map<StreamId, Serving> allServing() {
+        Map<StreamId, Serving> out = new HashMap<>();
+        jdbc.sql(SQL_ALL_SERVING).query(rs -> {
+            out.put(stream(rs), serving(rs, 0));
+        });
+        return out;
+    }
+
+    /** Every stream's recovery worker lease. */
+    Map<StreamId, WorkerLease> allWorkerLeases() {
+        Map<StreamId, WorkerLease> out = new HashMap<>();
+        jdbc.sql(SQL_ALL_WORKER_LEASES).query(rs -> {
+            out.put(stream(rs), lease(rs, 0));
+        });
+        return out;
+    }
+
+    private static StreamId stream(ResultSet rs) throws SQLException {
+        return new StreamId(rs.getString("tenant"), rs.getString("catalog"));
+    }
+
+    private static Serving serving(ResultSet rs, int row) throws SQLException {
+        return new Serving(rs.getLong("generation_id"), rs.getLong("epoch"), rs.getLong("applied_position"),
+                rs.getLong("chain_position"), rs.getLong("highest_seen_position"),
+                rs.getTimestamp("updated_at").toInstant(), rs.getLong("parked"), rs.getLong("pending"),
+                rs.getString("divergence"));
+    }
+
+    private static WorkerLease lease(ResultSet rs, int row) throws SQLException {
+        return new WorkerLease(rs.getTimestamp("renewed_at").toInstant(), rs.getBoolean("valid"));
     }
 }

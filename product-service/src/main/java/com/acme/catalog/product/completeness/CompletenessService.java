@@ -1,8 +1,10 @@
 package com.acme.catalog.product.completeness;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -62,18 +64,19 @@ public class CompletenessService implements SchedulingConfigurer {
     }
 
     public Completeness of(StreamId s) {
-        Optional<Serving> serving = repository.serving(s);
-        Optional<Rebuild> rebuild = rebuilds.latest(s);
+        return derive(s, repository.serving(s), rebuilds.latest(s), repository.workerLease(s), recovery.find(s));
+    }
+
+    private Completeness derive(StreamId s, Optional<Serving> serving, Optional<Rebuild> rebuild,
+            Optional<CompletenessRepository.WorkerLease> lease, Optional<RecoveryStatus> worker) {
         boolean running = rebuild.isPresent() && !isFinal(rebuild.get().phase());
         Instant heartbeat = rebuild.map(Rebuild::updatedAt).orElse(null);
         boolean alive = running && heartbeat != null
                 && heartbeat.isAfter(Instant.now().minus(properties.heartbeatStale()));
-        Optional<CompletenessRepository.WorkerLease> lease = repository.workerLease(s);
         if (lease.isPresent()) {
             alive = lease.get().valid();
             heartbeat = lease.get().renewedAt();
         }
-        Optional<RecoveryStatus> worker = recovery.find(s);
         Optional<RecoveryStatus> trouble = worker.filter(w -> !"OK".equals(w.state()));
         CompletenessState state;
         String reason = null;
@@ -158,12 +161,20 @@ public class CompletenessService implements SchedulingConfigurer {
     }
 
     /**
-     * Keeps {@code product_completeness_state} current for every known stream, and registers the per-tenant
+     * Keeps {@code product_completeness_state} current for every known stream (four statements for all streams,
+     * not four per stream: docs/streams.md), and registers the per-tenant
      * old-epoch counter of its tenant (the contract: at 0 before its first increment) when counters are per tenant.
      */
     void refresh() {
-        for (StreamId s : repository.streams()) {
-            of(s);
+        Map<StreamId, Serving> serving = repository.allServing();
+        Map<StreamId, Rebuild> latest = rebuilds.latestOfAll();
+        Map<StreamId, CompletenessRepository.WorkerLease> leases = repository.allWorkerLeases();
+        Map<StreamId, RecoveryStatus> workers = recovery.all();
+        Set<StreamId> streams = new HashSet<>(serving.keySet());
+        streams.addAll(latest.keySet());
+        for (StreamId s : streams) {
+            derive(s, Optional.ofNullable(serving.get(s)), Optional.ofNullable(latest.get(s)),
+                    Optional.ofNullable(leases.get(s)), Optional.ofNullable(workers.get(s)));
             oldEpochs.known(s);
         }
     }

@@ -2,6 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -32,6 +33,12 @@ class RebuildRepository {
             SELECT rebuild_id, tenant, catalog, phase, attempt, generation_id, cursor, target, loaded_rows,
                    applied_events, error, updated_at
               FROM rebuild WHERE tenant = ? AND catalog = ? ORDER BY created_at DESC LIMIT 1
+            """;
+    /** Every stream's latest rebuild, in one statement (completeness refresh). */
+    private static final String SQL_LATEST_OF_ALL = """
+            SELECT DISTINCT ON (tenant, catalog) rebuild_id, tenant, catalog, phase, attempt, generation_id, cursor,
+                   target, loaded_rows, applied_events, error, updated_at
+              FROM rebuild ORDER BY tenant, catalog, created_at DESC
             """;
     private static final String SQL_ACTIVE = """
             SELECT rebuild_id FROM rebuild
@@ -105,6 +112,10 @@ class RebuildRepository {
 
     Optional<Rebuild> latest(StreamId s) {
         return jdbc.sql(SQL_LATEST).params(s.tenant(), s.catalog()).query(RebuildRepository::rebuild).optional();
+    }
+
+    List<Rebuild> latestOfAll() {
+        return jdbc.sql(SQL_LATEST_OF_ALL).query(RebuildRepository::rebuild).list();
     }
 
     Optional<UUID> active(StreamId s) {

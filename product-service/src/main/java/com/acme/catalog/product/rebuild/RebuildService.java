@@ -1,6 +1,8 @@
 package com.acme.catalog.product.rebuild;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -136,6 +138,15 @@ public class RebuildService {
     /** @return the stream's most recent rebuild, running or finished */
     public Optional<Rebuild> latest(StreamId stream) {
         return rebuilds.latest(stream);
+    }
+
+    /** @return every stream's latest rebuild, read in one statement */
+    public Map<StreamId, Rebuild> latestOfAll() {
+        Map<StreamId, Rebuild> out = new HashMap<>();
+        for (Rebuild r : rebuilds.latestOfAll()) {
+            out.put(r.stream(), r);
+        }
+        return out;
     }
 
     /** @return streams whose unfinished rebuilds or BUILDING generations wait for a lease holder to clean up */

@@ -2,6 +2,8 @@ package com.acme.catalog.product.recovery;
 
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
@@ -42,6 +44,12 @@ public class RecoveryStatusRepository {
               FROM recovery_status WHERE tenant = ? AND catalog = ?
             """;
 
+    private static final String SQL_ALL = """
+            SELECT tenant, catalog, state, reason, failures, observed_epoch, observed_boundary, verified_at,
+                   next_attempt_at, updated_at
+              FROM recovery_status
+            """;
+
     private final JdbcClient jdbc;
 
     RecoveryStatusRepository(JdbcClient jdbc) {
@@ -59,15 +67,26 @@ public class RecoveryStatusRepository {
     }
 
     public Optional<RecoveryStatus> find(StreamId s) {
-        return jdbc.sql(SQL_FIND).params(s.tenant(), s.catalog()).query((rs, n) -> {
-            long e = rs.getLong("observed_epoch");
-            Long epoch = rs.wasNull() ? null : e;
-            long b = rs.getLong("observed_boundary");
-            Long boundary = rs.wasNull() ? null : b;
-            return new RecoveryStatus(rs.getString("state"), rs.getString("reason"), rs.getInt("failures"), epoch,
-                    boundary, instant(rs.getTimestamp("verified_at")), instant(rs.getTimestamp("next_attempt_at")),
-                    instant(rs.getTimestamp("updated_at")));
-        }).optional();
+        return jdbc.sql(SQL_FIND).params(s.tenant(), s.catalog()).query(RecoveryStatusRepository::status).optional();
+    }
+
+    /** @return every stream's status, in one statement (completeness refresh) */
+    public Map<StreamId, RecoveryStatus> all() {
+        Map<StreamId, RecoveryStatus> out = new HashMap<>();
+        jdbc.sql(SQL_ALL).query(rs -> {
+            out.put(new StreamId(rs.getString("tenant"), rs.getString("catalog")), status(rs, 0));
+        });
+        return out;
+    }
+
+    private static RecoveryStatus status(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+        long e = rs.getLong("observed_epoch");
+        Long epoch = rs.wasNull() ? null : e;
+        long b = rs.getLong("observed_boundary");
+        Long boundary = rs.wasNull() ? null : b;
+        return new RecoveryStatus(rs.getString("state"), rs.getString("reason"), rs.getInt("failures"), epoch,
+                boundary, instant(rs.getTimestamp("verified_at")), instant(rs.getTimestamp("next_attempt_at")),
+                instant(rs.getTimestamp("updated_at")));
     }
 
     private static Instant instant(Timestamp t) {
