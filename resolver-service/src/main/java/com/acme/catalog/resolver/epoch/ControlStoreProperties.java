@@ -17,16 +17,20 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                               the relay fail closed (503 {@code CONTROL_STORE_UNAVAILABLE}) until the store answers
  * @param highWaterMarkInterval  how often committed positions are recorded in the control store (batched)
  * @param rollbackCheckInterval  how often every open cursor is compared with its high-water mark (also at start)
+ * @param holdIdle               how long a held epoch no write or delivery used stays in the refresh: a quiet stream
+ *                               then costs no read per refresh, and its next use reads the store once (as a stream's
+ *                               first use does)
  */
 @ConfigurationProperties("control")
 record ControlStoreProperties(@DefaultValue Datasource datasource, @DefaultValue("PT1S") Duration refreshInterval,
         @DefaultValue("PT5S") Duration grace, @DefaultValue("PT1S") Duration highWaterMarkInterval,
-        @DefaultValue("PT10S") Duration rollbackCheckInterval) {
+        @DefaultValue("PT10S") Duration rollbackCheckInterval, @DefaultValue("PT1M") Duration holdIdle) {
 
     ControlStoreProperties {
-        for (Duration d : new Duration[] {refreshInterval, grace, highWaterMarkInterval, rollbackCheckInterval}) {
+        for (Duration d : new Duration[] {refreshInterval, grace, highWaterMarkInterval, rollbackCheckInterval,
+                holdIdle}) {
             if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("control.* intervals and the grace must be positive");
+                throw new IllegalArgumentException("control.* intervals, the grace and hold-idle must be positive");
             }
         }
         if (grace.compareTo(refreshInterval) < 0) {

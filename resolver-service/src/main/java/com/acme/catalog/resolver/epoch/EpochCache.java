@@ -14,7 +14,9 @@ import org.springframework.stereotype.Component;
 /**
  * The epochs this instance holds: each stream's current epoch and high-water mark as last read from the control
  * store, re-read for every held stream every {@code control.refresh-interval} in one statement, and trusted for
- * {@code control.grace} after the last successful read. A stream read for the first time is read synchronously;
+ * {@code control.grace} after the last successful read. A stream no write or delivery asked for during
+ * {@code control.hold-idle} is let go at the next refresh, so the refresh follows activity: a thousand quiet streams
+ * cost it nothing, and a quiet stream's next write reads the store once, as its first write did. A stream read for the first time is read synchronously;
  * one the store has no epoch for gets its first one issued ({@code "initial"}, by {@code "resolver"}).
  *
  * <p>When the store cannot be reached, {@link #current} keeps answering from what it holds until the grace runs
@@ -32,13 +34,17 @@ class EpochCache {
     private final ControlStore store;
     private final long graceNanos;
     private final long retryNanos;
+    private final long holdIdleNanos;
     private final Map<StreamId, Held> held = new ConcurrentHashMap<>();
+    /** When each held stream was last asked for ({@link System#nanoTime()}). */
+    private final Map<StreamId, Long> usedAt = new ConcurrentHashMap<>();
 
     EpochCache(EpochRepository epochs, ControlStore store, ControlStoreProperties properties) {
         this.epochs = epochs;
         this.store = store;
         this.graceNanos = properties.grace().toNanos();
         this.retryNanos = properties.refreshInterval().toNanos();
+        this.holdIdleNanos = properties.holdIdle().toNanos();
     }
 
     /**
@@ -52,6 +58,7 @@ class EpochCache {
     Held current(StreamId s, long firstEpoch) {
         Held h = held.get(s);
         long now = System.nanoTime();
+        usedAt.put(s, now);
         if (h != null && now - h.readAtNanos() < graceNanos) {
             return h;
         }
@@ -65,8 +72,12 @@ class EpochCache {
         return hold(s, c.epoch(), c.highWaterMark());
     }
 
-    /** Re-reads every held stream (or pings the store when none is held); a failure only leaves them to age. */
+    /**
+     * Lets go of the streams idle for {@code control.hold-idle}, then re-reads every other held stream (or pings
+     * the store when none is held); a failure only leaves them to age.
+     */
     void refresh() {
+        letGoOfIdle(System.nanoTime());
         try {
             List<StreamId> streams = List.copyOf(held.keySet());
             if (streams.isEmpty()) {
@@ -86,7 +97,9 @@ class EpochCache {
 
     /** Holds what this instance just issued or learnt (a rotation), as read now. */
     Held hold(StreamId s, long epoch, long highWaterMark) {
-        Held h = new Held(epoch, highWaterMark, System.nanoTime());
+        long now = System.nanoTime();
+        Held h = new Held(epoch, highWaterMark, now);
+        usedAt.putIfAbsent(s, now);
         held.put(s, h);
         return h;
     }
@@ -94,6 +107,21 @@ class EpochCache {
     /** Forgets the stream, so the next use reads the store (the database showed a newer epoch). */
     void forget(StreamId s) {
         held.remove(s);
+    }
+
+    /** How many streams this instance holds (the refresh re-reads each of them). */
+    int heldCount() {
+        return held.size();
+    }
+
+    private void letGoOfIdle(long now) {
+        usedAt.entrySet().removeIf(e -> {
+            if (now - e.getValue() < holdIdleNanos) {
+                return false;
+            }
+            held.remove(e.getKey());
+            return true;
+        });
     }
 
     /** A stream's epoch and high-water mark as read at {@code readAtNanos} ({@link System#nanoTime()}). */

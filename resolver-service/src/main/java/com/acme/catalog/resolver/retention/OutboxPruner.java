@@ -44,7 +44,20 @@ class OutboxPruner {
         this.properties = properties;
     }
 
-    /** Prunes every epoch of the streams selected ({@code null} selects all), stream by stream. */
+    /**
+     * The periodic cycle: prunes the (stream, epoch) pairs that one statement finds prunable now
+     * ({@link RetentionRepository#pruneCandidates}), so the cycle's cost follows what there is to prune, not the
+     * number of streams.
+     */
+    List<PruneOutcome> pruneCandidates() {
+        List<PruneOutcome> outcomes = new ArrayList<>();
+        for (StreamEpoch se : retention.pruneCandidates(properties.minAge())) {
+            outcomes.add(prune(se.stream(), se.epoch()));
+        }
+        return outcomes;
+    }
+
+    /** Prunes every epoch of the streams selected ({@code null} selects all), stream by stream (an operator's ask). */
     List<PruneOutcome> pruneAll(String tenant, String catalog) {
         List<PruneOutcome> outcomes = new ArrayList<>();
         for (StreamEpoch se : retention.streamEpochs(tenant, catalog)) {

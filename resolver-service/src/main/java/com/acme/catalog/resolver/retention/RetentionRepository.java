@@ -1,5 +1,6 @@
 package com.acme.catalog.resolver.retention;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +57,34 @@ class RetentionRepository {
             """;
     private static final String SQL_ANY_RETENTION = """
             SELECT EXISTS (SELECT 1 FROM stream_retention WHERE tenant = ? AND catalog = ?)
+            """;
+    /**
+     * The (stream, epoch) pairs a prune batch could advance now, in one statement over all of them: the row above
+     * P is retained, no consumer's durable position and no live lease's pin is at or below P, and the batch that
+     * published the row above P is older than min-age (batches are logged in order, so the first one above P is
+     * the oldest that covers it). Each test is an index probe; a pair it passes may still prune nothing (a gap, a
+     * consumer registering meanwhile: the batch re-reads every bound under the lock), but a pair it fails cannot
+     * prune anything, so a quiet or fully pruned stream costs the cycle no statement of its own.
+     * Parameter: min-age in seconds.
+     */
+    private static final String SQL_PRUNE_CANDIDATES = """
+            SELECT c.tenant, c.catalog, c.epoch
+              FROM stream_cursor c
+              LEFT JOIN stream_retention r ON r.tenant = c.tenant AND r.catalog = c.catalog AND r.epoch = c.epoch
+             CROSS JOIN LATERAL (SELECT coalesce(r.pruned_through, 0) AS p) x
+             WHERE EXISTS (SELECT 1 FROM outbox o
+                            WHERE o.tenant = c.tenant AND o.catalog = c.catalog AND o.epoch = c.epoch
+                              AND o.position = x.p + 1)
+               AND NOT EXISTS (SELECT 1 FROM retention_consumer k
+                                WHERE k.tenant = c.tenant AND k.catalog = c.catalog AND k.epoch = c.epoch
+                                  AND k.durable_position <= x.p)
+               AND NOT EXISTS (SELECT 1 FROM retention_lease l
+                                WHERE l.tenant = c.tenant AND l.catalog = c.catalog AND l.epoch = c.epoch
+                                  AND l.released_at IS NULL AND l.expires_at > clock_timestamp() AND l.pin <= x.p)
+               AND (SELECT w.published_at FROM outbox_publish w
+                     WHERE w.tenant = c.tenant AND w.catalog = c.catalog AND w.epoch = c.epoch AND w.through > x.p
+                     ORDER BY w.through LIMIT 1) <= statement_timestamp() - make_interval(secs => ?)
+             ORDER BY c.tenant, c.catalog, c.epoch
             """;
     private static final String SQL_STREAM_EPOCHS = """
             SELECT tenant, catalog, epoch FROM stream_cursor
@@ -164,7 +193,6 @@ class RetentionRepository {
         return jdbc.sql(SQL_ANY_RETENTION).params(s.tenant(), s.catalog()).query(Boolean.class).single();
     }
 
-    /** Every (stream, epoch) with a cursor, optionally limited to a tenant and catalog. */
     /** @return every open stream's status fingerprint ({@link #SQL_STATUS_FINGERPRINTS}) */
     Map<StreamId, String> statusFingerprints() {
         Map<StreamId, String> out = new HashMap<>();
@@ -173,6 +201,14 @@ class RetentionRepository {
         return out;
     }
 
+    /** The (stream, epoch) pairs a prune batch could advance now ({@link #SQL_PRUNE_CANDIDATES}). */
+    List<StreamEpoch> pruneCandidates(Duration minAge) {
+        return jdbc.sql(SQL_PRUNE_CANDIDATES).params(minAge.toMillis() / 1000.0)
+                .query((rs, n) -> new StreamEpoch(new StreamId(rs.getString(1), rs.getString(2)), rs.getLong(3)))
+                .list();
+    }
+
+    /** Every (stream, epoch) with a cursor, optionally limited to a tenant and catalog. */
     List<StreamEpoch> streamEpochs(String tenant, String catalog) {
         return jdbc.sql(SQL_STREAM_EPOCHS).params(tenant, tenant, catalog, catalog)
                 .query((rs, n) -> new StreamEpoch(new StreamId(rs.getString(1), rs.getString(2)), rs.getLong(3)))

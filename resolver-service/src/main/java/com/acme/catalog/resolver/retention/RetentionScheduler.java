@@ -58,7 +58,7 @@ class RetentionScheduler implements SmartLifecycle, ApplicationListener<ContextC
     void pruneCycle() {
         Instant started = clock.instant();
         try {
-            long pruned = pruner.pruneAll(null, null).stream().mapToLong(OutboxPruner.PruneOutcome::pruned).sum();
+            long pruned = pruner.pruneCandidates().stream().mapToLong(OutboxPruner.PruneOutcome::pruned).sum();
             if (pruned > 0) {
                 log.info("prune cycle deleted {} outbox events in {}", pruned,
                         Duration.between(started, clock.instant()));
