@@ -86,6 +86,7 @@ final class StreamsScenario implements Scenario {
             out.put("productStartSeconds", seconds(System.nanoTime() - productLaunched[0]));
             out.put("open", open(shape, p, http, readers, productLaunched[0], openTimeout));
             out.putAll(newAndExisting(shape, p, http, fresh));
+            out.put("drain", drain(p, openTimeout));
             out.put("idleCpuMsPerSecond", idle(p, idle));
             out.put("steady", steady(shape, p, rate, warmup, seconds));
             out.put("rssMiB", Map.of("resolver", rssMiB(p.writer.pid()), "product", rssMiB(p.receiver.pid())));
@@ -334,6 +335,43 @@ final class StreamsScenario implements Scenario {
         }
         WriteScenario.progress("streams: %s release %s not served 60 s after its commit", path, releaseId);
         return false;
+    }
+
+    /**
+     * Waits until every consumer of every open stream has reported durable progress through the stream's head: a
+     * stream is served (its release public) before the relay's deliveries and the product's progress reports of
+     * it are done, and idle CPU must measure a system with nothing left to do, not that backlog. Reports how long
+     * it took after the open and new-stream phases, and how many (consumer, stream) pairs were behind then.
+     */
+    private static Map<String, Object> drain(Pipeline p, int timeoutSeconds) throws Exception {
+        long start = System.nanoTime();
+        long deadline = start + timeoutSeconds * 1_000_000_000L;
+        long first = -1;
+        long behind;
+        try (Connection c = p.writerDb.connect(); PreparedStatement ps = c.prepareStatement("""
+                SELECT count(*) FROM resolver.stream_cursor s
+                  JOIN resolver.retention_consumer k ON k.tenant = s.tenant AND k.catalog = s.catalog AND k.epoch = s.epoch
+                 WHERE s.fenced_at IS NULL AND k.durable_position < s.position""")) {
+            while (true) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    behind = rs.getLong(1);
+                }
+                if (first < 0) {
+                    first = behind;
+                }
+                if (behind == 0 || System.nanoTime() > deadline) {
+                    break;
+                }
+                WriteScenario.progress("streams: draining, %d consumer positions behind their stream's head", behind);
+                Thread.sleep(2_000);
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("seconds", seconds(System.nanoTime() - start));
+        m.put("behindAtStart", first);
+        m.put("behindAtEnd", behind);
+        return m;
     }
 
     /** {@link PropagationScenario#idleCpuMsPerSecond} after 5 s to settle. */

@@ -38,6 +38,10 @@ import org.springframework.stereotype.Component;
  *       resolver's cursor and digest there, a stream the product should serve and has no generation for, and a
  *       served stream the resolver does not list get a periodic recovery cycle.</li>
  * </ol>
+ * A stream to open whose outbox the resolver still holds from position 1 (pruned through 0) is left to the relay for
+ * one interval: its first delivery opens it ({@code StreamAdmission}), so a product subscribing to ten thousand
+ * streams does not also run ten thousand recovery cycles beside the deliveries that open them. Still unopened at the
+ * next pass, it gets its cycle; a pruned one gets it at once (no delivery can start it from position 1).
  * A quiet stream that is current costs no request, no statement and no cycle of its own; the sweep's finding that
  * it is current is its verification ({@link SweepVerifications}, reported by completeness). A failed listing changes
  * nothing (the next sweep tries again).
@@ -61,6 +65,8 @@ class StreamSweep implements SchedulingConfigurer {
     private final long positionsEveryNanos;
     private long lastPositionPass;
     private boolean positionsChecked;
+    /** The unopened streams the last position pass left to their first delivery. */
+    private Set<StreamId> leftToDelivery = Set.of();
 
     StreamSweep(GenerationRepository generations, ResolverClient resolver, StreamEpochs epochs, RecoveryWorker worker,
             SweepVerifications verifications, ProductStreamsProperties subscriptions, RecoveryProperties recovery,
@@ -104,14 +110,19 @@ class StreamSweep implements SchedulingConfigurer {
         Instant listedAt = Instant.now();
         Predicate<StreamId> subscribed = subscriptions.matcher(); // parsed once a sweep, not once a stream
         Set<StreamId> seen = new LinkedHashSet<>();
+        Set<StreamId> awaitingDelivery = new LinkedHashSet<>();
         for (StreamSummary st : listed) {
             StreamId s = new StreamId(st.tenant(), st.catalog());
             seen.add(s);
             GenerationCursor c = serving.get(s);
             if (c == null) {
                 if (positions && subscribed.test(s)) {
-                    worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // opens it (docs/streams.md)
-                    asked++;
+                    if (st.prunedThrough() == 0 && st.cursor() > 0 && !leftToDelivery.contains(s)) {
+                        awaitingDelivery.add(s); // its first delivery opens it; the next pass checks
+                    } else {
+                        worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // opens it (docs/streams.md)
+                        asked++;
+                    }
                 }
                 continue;
             }
@@ -139,6 +150,7 @@ class StreamSweep implements SchedulingConfigurer {
                     asked++;
                 }
             }
+            leftToDelivery = awaitingDelivery;
             lastPositionPass = now;
             positionsChecked = true;
         }

@@ -1,0 +1,100 @@
+package com.acme.catalog.product.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.support.CatalogHistory;
+import com.acme.catalog.product.support.ChainWriter;
+import com.acme.catalog.testsupport.FreshDatabase;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
+
+/**
+ * A stream to open that the resolver still holds from position 1 is left to its first delivery for one position pass
+ * (docs/streams.md): a product subscribing to thousands of streams does not run a recovery cycle per stream beside
+ * the deliveries that open them. One the relay did not open by the next pass gets its cycle then; one whose outbox is
+ * pruned gets it at once (no delivery can start it from position 1).
+ */
+@FreshDatabase
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
+        "product.consumer-id=product-open", "product.recovery.enabled=true", "product.recovery.instance-id=open",
+        "product.streams=acme/*",
+        // every sweep checks positions; the scheduled ones are out of the way
+        "product.recovery.interval-ms=1", "product.epochs.poll-ms=3600000",
+        "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400"})
+class StreamSweepOpeningIT {
+
+    private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();
+
+    @DynamicPropertySource
+    static void resolverUrl(DynamicPropertyRegistry registry) {
+        registry.add("product.resolver-url", RESOLVER::baseUrl);
+    }
+
+    @AfterAll
+    static void close() {
+        RESOLVER.close();
+    }
+
+    @LocalServerPort
+    int port;
+    @Autowired
+    StreamSweep sweep;
+    @Autowired
+    GenerationRepository generations;
+
+    @Test
+    void anUnprunedStreamIsLeftToItsFirstDeliveryForOnePass() {
+        List<ChainWriter.Event> fresh = history("fresh", 4, 1);
+        List<ChainWriter.Event> delivered = history("delivered", 4, 2);
+        RESOLVER.stream("fresh").events = fresh;
+        RESOLVER.stream("delivered").events = delivered;
+
+        assertThat(sweep.sweep()).as("both left to their first delivery").isZero();
+        assertThat(deliver(delivered)).isEqualTo(200);
+        assertThat(sweep.sweep()).as("the delivered one is open and current; the other gets its cycle now")
+                .isEqualTo(1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> served("fresh"));
+        assertThat(sweep.sweep()).as("both current").isZero();
+
+        RESOLVER.stream("pruned").events = history("pruned", 4, 3);
+        RESOLVER.stream("pruned").prunedThrough = 2;
+        assertThat(sweep.sweep()).as("a pruned stream cannot be opened by a delivery: its cycle at once").isEqualTo(1);
+    }
+
+    private boolean served(String catalog) {
+        return generations.servingCursors().stream()
+                .anyMatch(c -> c.stream().equals(new StreamId("acme", catalog)) && c.appliedPosition() == 4);
+    }
+
+    private int deliver(List<ChainWriter.Event> events) {
+        return RestClient.builder().baseUrl("http://localhost:" + port)
+                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { })
+                .defaultHeader("Authorization", "Bearer r").build()
+                .post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON)
+                .body("{\"events\":[" + String.join(",", events.stream().map(ChainWriter.Event::delivered).toList())
+                        + "]}")
+                .retrieve().toBodilessEntity().getStatusCode().value();
+    }
+
+    private static List<ChainWriter.Event> history(String catalog, int n, long seed) {
+        CatalogHistory h = new CatalogHistory(new Random(seed));
+        return new ChainWriter(new StreamId("acme", catalog), 1, new Random(seed + 1)).appendAll(h.random(n));
+    }
+}
