@@ -20,7 +20,6 @@ import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.lease.FencedOutException;
 import com.acme.catalog.product.lease.WorkerLeases;
-import com.acme.catalog.product.resolver.ResolverClient;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.product.support.ProductIT;
@@ -170,8 +169,9 @@ class CutoverStepIT {
                 ON CONFLICT (tenant, catalog) DO UPDATE SET epoch = 2
                 """).params(s.tenant(), s.catalog()).update();
 
-        assertThatThrownBy(() -> cutover.cutover(a)).isInstanceOf(ResolverClient.GoneException.class)
-                .hasMessageContaining("the current epoch is 2, this rebuild is of epoch 1");
+        assertThatThrownBy(() -> cutover.cutover(a)).isInstanceOfSatisfying(RestartRequired.class,
+                r -> assertThat(r.reason()).isEqualTo(RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER))
+                .hasMessage("EPOCH_CHANGED_BEFORE_CUTOVER: the current epoch is 2, this rebuild is of epoch 1");
 
         // (public reads of the epoch-1 generation are now stale by design, so only the pointer and cursor are checked)
         assertPointerAndCursorUnchanged(s, old, 2, a);

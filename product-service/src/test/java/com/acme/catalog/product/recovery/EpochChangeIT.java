@@ -13,7 +13,7 @@ import com.acme.catalog.product.lease.WorkerFence;
 import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.resolver.ResolverClient;
+import com.acme.catalog.product.rebuild.RestartRequired;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.testsupport.FreshDatabase;
@@ -136,8 +136,8 @@ class EpochChangeIT {
         WorkerFence fence = leases.hold(s).orElseThrow();
         EventPage page = new EventPage("acme", "rotated", 1, read.chainPosition(), 4, read.chainDigest(),
                 replay.chainDigest(), 4, List.of(replay.delivered()));
-        assertThatThrownBy(() -> catchUp.applyPage(fence, read, page))
-                .isInstanceOf(ResolverClient.GoneException.class);
+        assertThatThrownBy(() -> catchUp.applyPage(fence, read, page)).isInstanceOfSatisfying(RestartRequired.class,
+                e -> assertThat(e.reason()).isEqualTo(RestartRequired.Reason.PAGE_OF_OLD_EPOCH));
         assertThat(generations.serving(s).orElseThrow()).isEqualTo(read);
 
         JsonNode audit = get("op", "/v1/audit/old-epoch-deliveries?tenant=acme&catalog=rotated").getBody();
