@@ -14,11 +14,10 @@ import org.springframework.web.client.ResourceAccessException;
  * Which failures of an attempt restart the rebuild from a new export (bounded by {@code max-attempts}) instead of
  * leaving it FAILED: the restart signals — a 410 from the resolver (the lease, cursor or epoch is gone) and the
  * product's own {@link RestartRequired} (an aborted export, an export or page of an old epoch, an epoch changed before
- * the cutover) — and failures that say nothing
- * about the data — the product's database connection lost (a restart, {@code pg_terminate_backend}), the resolver
- * unreachable or answering 502/503/504. A restart drops the shadow and starts over, so retrying them is safe; any
- * other failure (a corrupt export, a checksum that does not match, a chain that does not verify, a refusal) stays FAILED for an
- * operator. Found by the fault suite (docs/spk-05.md): cut connections left 7–8 of 13–14 rebuilds FAILED.
+ * the cutover) — and failures that say nothing about the data — the product's database connection lost (a restart,
+ * {@code pg_terminate_backend}), the resolver unreachable or answering 502/503/504. A restart drops the shadow and
+ * starts over, so retrying them is safe; any other failure (a corrupt export, a checksum that does not match, a chain
+ * that does not verify, a refusal) stays FAILED for an operator. Found by the fault suite (docs/spk-05.md): cut connections left 7–8 of 13–14 rebuilds FAILED.
  */
 final class RestartPolicy {
 

@@ -41,9 +41,11 @@ import org.springframework.web.client.RestClient;
 /**
  * The cutover's refusals (design step 7), one test each, against the real PostgreSQL: an event parked at or below
  * the target H in the shadow, a serving copy past the resolver's head in the same epoch, a worker lease taken over
- * by another instance, and an epoch changed since the rebuild started. Each refusal leaves the swap undone: the
- * old generation still serves and its cursor (the live cursor) has not moved, the shadow is still BUILDING. The
- * first test is the control: the same setup with nothing wrong cuts over, so each refusal is the one difference.
+ * by another instance, and an epoch changed since the rebuild started (each test fails once its check in
+ * {@link CutoverStep} is commented out). Each refusal leaves the swap undone: the old generation still serves and its
+ * cursor (the live cursor) has not moved, the shadow is still BUILDING. The first test is the control: the same setup
+ * with nothing wrong cuts over, so each refusal is the one difference; a serving copy past the head that is marked
+ * diverged is the one exception to its refusal (the rebuild repairs it).
  *
  * <p>The stream's live copy is filled through the inbox as the relay would; the shadow is a BUILDING generation
  * made here, and {@link CutoverStep} fetches its tail from a stub of the resolver's retained-events endpoint.
@@ -134,6 +136,24 @@ class CutoverStepIT {
                 .hasMessageContaining("the serving generation is at 3, past the resolver's head 2");
 
         assertNothingSwapped(s, old, 3, a);
+    }
+
+    @Test
+    void replacesAServingCopyPastTheHeadOnceItIsMarkedDiverged() {
+        StreamId s = new StreamId("acme", "cut-diverged");
+        List<ChainWriter.Event> events = history(s);
+        long old = serveLive(s, events);
+        RESOLVER.serve(s, events.subList(0, 2));
+        // the recovery worker found the serving copy's chain is not the resolver's (e.g. a forged event at 3): the
+        // rebuild is the repair, so the copy's being past the head is no rollback signal any more
+        jdbc.sql("UPDATE generation SET diverged_at = now(), divergence = 'forged' WHERE generation_id = ?")
+                .params(old).update();
+        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+
+        assertThat(cutover.cutover(a)).contains(old);
+
+        assertThat(servingGeneration(s)).isEqualTo(a.generation);
+        assertThat(a.target).isEqualTo(2);
     }
 
     @Test
