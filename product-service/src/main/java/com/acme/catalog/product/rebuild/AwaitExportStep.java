@@ -79,7 +79,7 @@ class AwaitExportStep {
                 }
             }
             a.keeper.check();
-            Thread.sleep(properties.pollMs().toMillis());
+            Thread.sleep(properties.pollInterval().toMillis());
         }
     }
 }
