@@ -111,7 +111,7 @@ log "starting both services (logs in $RUN)"
 start_resolver
 start product-service "$PP" SPRING_DATASOURCE_URL="$PG_URL/${PREFIX}_product" RESOLVER_URL="$R" RESOLVER_TOKEN=c \
   PRODUCT_CONSUMER_ID=product-drill PRODUCT_DELIVERY_URL="$P/v1/inbox/events" PRODUCT_STREAMS="$T/$C" \
-  SPRING_APPLICATION_JSON='{"product":{"recovery":{"interval-ms":2000},"epochs":{"poll-ms":1000}}}'
+  SPRING_APPLICATION_JSON='{"product":{"recovery":{"interval":"PT2S"},"epochs":{"poll-interval":"PT1S"}}}'
 
 log "writing $ITEMS items"
 write_items 0 1 item; release kept item-0

@@ -39,9 +39,10 @@ final class Cluster implements AutoCloseable {
     static final long CUTOVER_PAUSE_MS = 2000;
     static final String RESOLVER_JSON = "{\"retention\":{\"min-age\":\"PT" + MIN_AGE_SECONDS + "S\","
             + "\"prune\":{\"interval\":\"PT1S\",\"batch-size\":200},\"status\":{\"refresh-interval\":\"PT2S\"}}}";
-    static final String PRODUCT_JSON = "{\"product\":{\"progress\":{\"resync-interval-ms\":2000},"
-            + "\"rebuild\":{\"lease-ttl-seconds\":" + REBUILD_LEASE_TTL_SECONDS + ",\"max-attempts\":10,"
-            + "\"test-pause-ms\":{\"LOADING\":" + LOADING_PAUSE_MS + ",\"CUTTING_OVER\":" + CUTOVER_PAUSE_MS + "}}}}";
+    static final String PRODUCT_JSON = "{\"product\":{\"progress\":{\"resync-interval\":\"PT2S\"},"
+            + "\"rebuild\":{\"lease-ttl\":\"PT" + REBUILD_LEASE_TTL_SECONDS + "S\",\"max-attempts\":10,"
+            + "\"test-pause\":{\"LOADING\":\"" + LOADING_PAUSE_MS + "ms\",\"CUTTING_OVER\":\"" + CUTOVER_PAUSE_MS
+            + "ms\"}}}}";
 
     final FaultPostgres pg;
     final List<String> catalogs;

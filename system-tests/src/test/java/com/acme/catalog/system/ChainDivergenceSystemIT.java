@@ -38,9 +38,9 @@ class ChainDivergenceSystemIT {
             sys.serve(T, C);
             sys.startResolver();
             sys.startProduct(sys.resolverUrl(), Map.of("SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":"
-                    + "{\"resync-interval-ms\":1000},\"recovery\":{\"interval-ms\":1000},"
+                    + "{\"resync-interval\":\"PT1S\"},\"recovery\":{\"interval\":\"PT1S\"},"
                     // a slow load keeps the BLOCKED state visible for a few seconds before the cutover
-                    + "\"rebuild\":{\"test-pause-ms\":{\"LOADING\":3000}}}}"));
+                    + "\"rebuild\":{\"test-pause\":{\"LOADING\":\"PT3S\"}}}}"));
             sys.registerProduct(T, C);
             String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
             for (int i = 0; i < 5; i++) {

@@ -106,14 +106,15 @@ class RebuildCrashSystemIT {
     }
 
     private static void startProduct(TwoServices sys, String pausePhase) throws Exception {
-        String pause = pausePhase == null ? "" : ",\"test-pause-ms\":{\"" + pausePhase + "\":" + PAUSE_MS + "}";
+        String pause = pausePhase == null ? ""
+                : ",\"test-pause\":{\"" + pausePhase + "\":\"" + PAUSE_MS + "ms\"}";
         sys.startProduct(sys.resolverUrl(), Map.of(
                 "PRODUCT_STREAMS", T + "/" + C,
                 "PRODUCT_INSTANCE_ID", "product-a",
                 // four product starts: the client compiler alone starts the jar about twice as fast
                 "JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1",
-                "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000},"
-                        + "\"recovery\":{\"interval-ms\":5000},\"rebuild\":{\"max-attempts\":4,\"page-limit\":200"
+                "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval\":\"PT1S\"},"
+                        + "\"recovery\":{\"interval\":\"PT5S\"},\"rebuild\":{\"max-attempts\":4,\"page-limit\":200"
                         + pause + "}}}"));
     }
 

@@ -68,9 +68,9 @@ class RestoreDrillSystemIT {
                                     + "\"rollback-check-interval\":\"PT2S\",\"grace\":\"PT2S\"}}");
             sys.startResolver(resolverEnv);
             sys.startProduct(sys.resolverUrl(), Map.of("PRODUCT_STREAMS", T + "/" + C,
-                    "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000},"
-                            + "\"recovery\":{\"interval-ms\":1000,\"max-backoff-ms\":5000},"
-                            + "\"epochs\":{\"poll-ms\":500}}}"));
+                    "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval\":\"PT1S\"},"
+                            + "\"recovery\":{\"interval\":\"PT1S\",\"max-backoff\":\"PT5S\"},"
+                            + "\"epochs\":{\"poll-interval\":\"PT0.5S\"}}}"));
             String s = sys.resolverUrl() + "/v1/streams/" + T + "/" + C;
             String catalog = sys.productUrl() + "/v1/catalog/" + T + "/" + C;
 

@@ -80,7 +80,7 @@ final class TwoServices implements AutoCloseable {
                 "PRODUCT_DELIVERY_URL", productUrl() + "/v1/inbox/events",
                 "SECURITY_TOKENS", TOKENS,
                 "OBJECT_STORE_URI", "file:" + objects.toAbsolutePath(),
-                "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval-ms\":1000}}}"));
+                "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval\":\"PT1S\"}}}"));
         if (!served.isEmpty()) {
             env.put("PRODUCT_STREAMS", String.join(",", served));
         }

@@ -154,7 +154,7 @@ public class CompletenessService implements SchedulingConfigurer {
                 + (w.nextAttemptAt() == null ? "" : ", next attempt at " + w.nextAttemptAt()) + ")";
     }
 
-    /** {@link #refresh} every {@code product.completeness.refresh-ms}, the first at start. */
+    /** {@link #refresh} every {@code product.completeness.refresh-interval}, the first at start. */
     @Override
     public void configureTasks(ScheduledTaskRegistrar tasks) {
         tasks.addFixedDelayTask(this::refresh, properties.refresh());

@@ -1,16 +1,15 @@
 package com.acme.catalog.product.epoch;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.bind.Name;
-import org.springframework.boot.convert.DurationUnit;
 
 /**
  * {@code product.epochs.*}: how the product learns each stream's current epoch and what public reads of a stale
- * generation answer (docs/epochs.md "The product"; docs/configuration.md lists the keys). Public for the recovery
+ * generation answer (docs/epochs.md "The product"; docs/configuration.md lists the keys, and the deprecated
+ * {@code poll-ms} and {@code reload-ms} they replace). Public for the recovery
  * worker's epoch poller and for public serving.
  *
  * @param poll         how often the current epoch of every served stream is read from the resolver
@@ -19,21 +18,21 @@ import org.springframework.boot.convert.DurationUnit;
  */
 @ConfigurationProperties("product.epochs")
 public record EpochProperties(
-        @Name("poll-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("5000") Duration poll,
-        @Name("reload-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("2000") Duration reload,
+        @Name("poll-interval") @DefaultValue("PT5S") Duration poll,
+        @Name("reload-interval") @DefaultValue("PT2S") Duration reload,
         @DefaultValue("refuse") StaleServing staleServing) {
 
     /** {@code refuse}: 503 {@code STREAM_FENCED}; {@code serve}: the stale data, with a {@code Warning: 110} header. */
     public enum StaleServing { REFUSE, SERVE }
 
     public EpochProperties {
-        positive(poll, "poll-ms");
-        positive(reload, "reload-ms");
+        positive(poll, "poll-interval");
+        positive(reload, "reload-interval");
     }
 
     private static void positive(Duration d, String key) {
         if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException("product.epochs." + key + " must be positive, not " + d.toMillis());
+            throw new IllegalArgumentException("product.epochs." + key + " must be positive, not " + d);
         }
     }
 }

@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 /**
  * The current epoch of each stream as the product learnt it from the resolver ({@code GET /v1/epochs/{t}/{c}},
  * read by the recovery worker and {@code EpochPoller}): the {@code stream_epoch} row, only ever raised, and a copy
- * in memory that every instance reloads every {@code product.epochs.reload-ms}. Events of an older epoch are
+ * in memory that every instance reloads every {@code product.epochs.reload-interval}. Events of an older epoch are
  * audited and ignored; a serving generation of an older epoch is stale (docs/epochs.md "The product").
  */
 @Component
@@ -69,7 +69,7 @@ public class StreamEpochs implements SchedulingConfigurer {
         return raised;
     }
 
-    /** {@link #reload} every {@code product.epochs.reload-ms}, the first at start. */
+    /** {@link #reload} every {@code product.epochs.reload-interval}, the first at start. */
     @Override
     public void configureTasks(ScheduledTaskRegistrar tasks) {
         tasks.addFixedDelayTask(this::reload, properties.reload());

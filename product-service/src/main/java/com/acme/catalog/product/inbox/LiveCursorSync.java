@@ -48,7 +48,7 @@ class LiveCursorSync implements SchedulingConfigurer {
         log.info("offered the committed progress of {} serving generation(s) for reporting", streams);
     }
 
-    /** {@link #sync} every {@code product.progress.resync-interval-ms} after the one at start. */
+    /** {@link #sync} every {@code product.progress.resync-interval} after the one at start. */
     @Override
     public void configureTasks(ScheduledTaskRegistrar tasks) {
         Duration every = properties.resyncInterval();

@@ -94,7 +94,7 @@ public class WorkerLeases implements SmartLifecycle {
 
     /**
      * @param instanceId this instance's owner id ({@code product.recovery.instance-id}); blank: a random one
-     * @param ttlSeconds how long a lease lasts unrenewed ({@code product.recovery.lease-ttl-seconds})
+     * @param ttlSeconds how long a lease lasts unrenewed ({@code product.recovery.lease-ttl})
      */
     public WorkerLeases(JdbcClient jdbc, MeterRegistry meters, String instanceId, long ttlSeconds) {
         this.jdbc = jdbc;

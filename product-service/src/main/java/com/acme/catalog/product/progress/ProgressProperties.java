@@ -1,18 +1,16 @@
 package com.acme.catalog.product.progress;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 
 import com.acme.catalog.contracts.retry.BackoffPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.context.properties.bind.Name;
-import org.springframework.boot.convert.DurationUnit;
 
 /**
  * {@code product.progress.*}: reporting durable progress to the resolver (docs/product-projections.md "Progress";
- * docs/configuration.md lists the keys). Public for the inbox's periodic resync of the serving cursors.
+ * docs/configuration.md lists the keys, and the deprecated {@code *-ms} ones they replace). Public for the inbox's
+ * periodic resync of the serving cursors.
  *
  * @param initialBackoff first retry delay after a failed report, doubled per failure in a row
  * @param maxBackoff     retry delay cap
@@ -21,23 +19,21 @@ import org.springframework.boot.convert.DurationUnit;
  */
 @ConfigurationProperties("product.progress")
 public record ProgressProperties(
-        @Name("initial-backoff-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("200") Duration initialBackoff,
-        @Name("max-backoff-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("30000") Duration maxBackoff,
-        @Name("min-interval-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("200") Duration minInterval,
-        @Name("resync-interval-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("60000") Duration resyncInterval) {
+        @DefaultValue("PT0.2S") Duration initialBackoff, @DefaultValue("PT30S") Duration maxBackoff,
+        @DefaultValue("PT0.2S") Duration minInterval, @DefaultValue("PT1M") Duration resyncInterval) {
 
     public ProgressProperties {
         if (initialBackoff.toMillis() < 1 || maxBackoff.compareTo(initialBackoff) < 0) {
-            throw new IllegalArgumentException("product.progress needs 1 <= initial-backoff-ms <= max-backoff-ms, not "
-                    + initialBackoff.toMillis() + " and " + maxBackoff.toMillis());
+            throw new IllegalArgumentException("product.progress needs 1ms <= initial-backoff <= max-backoff, not "
+                    + initialBackoff + " and " + maxBackoff);
         }
         if (minInterval.isNegative()) {
-            throw new IllegalArgumentException("product.progress.min-interval-ms must not be negative, not "
-                    + minInterval.toMillis());
+            throw new IllegalArgumentException("product.progress.min-interval must not be negative, not "
+                    + minInterval);
         }
         if (resyncInterval.isNegative() || resyncInterval.isZero()) {
-            throw new IllegalArgumentException("product.progress.resync-interval-ms must be positive, not "
-                    + resyncInterval.toMillis());
+            throw new IllegalArgumentException("product.progress.resync-interval must be positive, not "
+                    + resyncInterval);
         }
     }
 

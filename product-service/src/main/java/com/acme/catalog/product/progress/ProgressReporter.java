@@ -29,7 +29,7 @@ import org.springframework.stereotype.Component;
  * {@link #offer} is reported, and callers offer only positions whose transaction has committed; per stream the
  * reported (epoch, position) never goes down (a lower offer is dropped, a higher epoch replaces a lower one);
  * offers made while a report is pending coalesce into the latest; per stream, reports are at least
- * {@code product.progress.min-interval-ms} apart (offers in between coalesce into one report at the end of the
+ * {@code product.progress.min-interval} apart (offers in between coalesce into one report at the end of the
  * interval, so a busy stream costs the resolver a few requests a second, not one per delivery); a failed report is
  * retried with exponential backoff and jitter, capped, until it succeeds or a later offer supersedes it. A report lost to a crash only
  * makes the resolver retain more; the serving cursors are offered again at start and periodically.

@@ -15,8 +15,8 @@ import org.springframework.stereotype.Component;
 /**
  * docs/design.md steps 3 and 4 (one snapshot, publish export), the product's side: asks the resolver for an export
  * under the attempt's lease, polls it until READY and reads its manifest. An export the resolver ABORTED, or one of an
- * epoch older than the current one (audited), restarts the attempt ({@link ResolverClient.GoneException}); one of
- * another stream or epoch fails it.
+ * epoch older than the current one (audited), restarts the attempt ({@link RestartRequired}); one of another stream or
+ * epoch fails it.
  */
 @Component
 class AwaitExportStep {
@@ -52,8 +52,8 @@ class AwaitExportStep {
             // an export of an epoch older than the current one is never loaded: audited, restarted
             audit.recordExport(a.stream, manifest.epoch(), manifest.cursor(), current);
             audit.count(a.stream, OldEpochAudit.Source.EXPORT, 1);
-            throw new ResolverClient.GoneException("export " + exportId + " is of epoch " + manifest.epoch()
-                    + ", older than the current epoch " + current);
+            throw new RestartRequired(RestartRequired.Reason.EXPORT_OF_OLD_EPOCH, "export " + exportId + " is of epoch "
+                    + manifest.epoch() + ", older than the current epoch " + current);
         }
         if (!manifest.tenant().equals(a.stream.tenant()) || !manifest.catalog().equals(a.stream.catalog())
                 || manifest.epoch() != a.epoch) {
@@ -72,14 +72,14 @@ class AwaitExportStep {
                     return status.manifestKey();
                 }
                 // the resolver aborts an export whose lease expired: same as a 410, restart from a new one
-                case ABORTED -> throw new ResolverClient.GoneException("export " + exportId + " was ABORTED: "
-                        + status.error());
+                case ABORTED -> throw new RestartRequired(RestartRequired.Reason.EXPORT_ABORTED, "export " + exportId
+                        + " was ABORTED: " + status.error());
                 case FAILED -> throw new IllegalStateException("export " + exportId + " is FAILED: " + status.error());
                 case RUNNING -> {
                 }
             }
             a.keeper.check();
-            Thread.sleep(properties.pollMs().toMillis());
+            Thread.sleep(properties.pollInterval().toMillis());
         }
     }
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
@@ -51,11 +52,7 @@ class CatchUpStep {
         long applyNanos = 0;
         boolean probed = false;
         GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(a.generation).orElseThrow());
-        ExecutorService fetcher = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "rebuild-fetch");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService fetcher = Executors.newSingleThreadExecutor(DaemonThreads.named("rebuild-fetch"));
         try {
             Future<RetainedPages.PreparedPage> next = fetcher.submit(() -> pages.read(a, shadow.chainPosition(),
                     shadow.chainDigest()));

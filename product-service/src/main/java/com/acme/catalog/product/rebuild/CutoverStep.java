@@ -6,7 +6,6 @@ import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.lease.WorkerLeases;
-import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -49,8 +48,8 @@ class CutoverStep {
             long h = shadow.chainPosition();
             long current = epochs.currentInDatabase(a.stream);
             if (current > a.epoch) {
-                throw new ResolverClient.GoneException("the current epoch is " + current
-                        + ", this rebuild is of epoch " + a.epoch);
+                throw new RestartRequired(RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER, "the current epoch is "
+                        + current + ", this rebuild is of epoch " + a.epoch);
             }
             long parked = cutovers.parkedAtOrBelow(a.generation, h);
             if (parked > 0 || shadow.appliedPosition() != h) {

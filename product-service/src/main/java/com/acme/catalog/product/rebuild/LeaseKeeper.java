@@ -4,6 +4,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +28,7 @@ final class LeaseKeeper implements AutoCloseable {
     /** @param renew renews the lease (throws when the resolver refuses) */
     LeaseKeeper(Runnable renew, long periodMillis) {
         this.renew = renew;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "rebuild-lease-keeper");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("rebuild-lease-keeper"));
         timer.scheduleWithFixedDelay(() -> {
             try {
                 renew.run();

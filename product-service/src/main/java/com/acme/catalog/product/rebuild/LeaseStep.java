@@ -29,11 +29,11 @@ class LeaseStep {
     void pinRetention(Attempt a) {
         a.epoch = resolver.epoch(a.stream);
         epochs.learn(a.stream, a.epoch);
-        long ttlSeconds = properties.leaseTtlSeconds().toSeconds();
+        long ttlSeconds = properties.leaseTtl().toSeconds();
         String leaseId = resolver.createLease(a.stream, a.epoch, ttlSeconds, "product-rebuild-" + a.id);
         a.leaseId = leaseId;
         rebuilds.lease(a.id, leaseId);
         a.keeper = new LeaseKeeper(() -> resolver.renewLease(leaseId, ttlSeconds),
-                properties.leaseTtlSeconds().toMillis() / 3);
+                properties.leaseTtl().toMillis() / 3);
     }
 }

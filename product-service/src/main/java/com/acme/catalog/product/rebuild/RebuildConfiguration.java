@@ -11,6 +11,6 @@ class RebuildConfiguration {
 
     @Bean
     RebuildProbe rebuildProbe(RebuildProperties properties) {
-        return properties.testPauseMs().isEmpty() ? RebuildProbe.NONE : new TestPauses(properties.testPauseMs());
+        return properties.testPause().isEmpty() ? RebuildProbe.NONE : new TestPauses(properties.testPause());
     }
 }

@@ -1,34 +1,32 @@
 package com.acme.catalog.product.rebuild;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.convert.DurationUnit;
 
 /**
- * {@code product.rebuild.*} settings; docs/rebuild.md lists them for operators. The keys are those the product
- * always read; a duration given as a plain number is in the unit its key names. The timeout of the rebuild's
- * resolver calls ({@code request-timeout-ms}) is the resolver client's ({@code ResolverClientProperties}).
+ * {@code product.rebuild.*} settings; docs/rebuild.md lists them for operators, docs/configuration.md also the
+ * deprecated {@code lease-ttl-seconds}, {@code poll-ms} and {@code test-pause-ms} they replace. The timeout of the
+ * rebuild's resolver calls ({@code request-timeout}) is the resolver client's ({@code ResolverClientProperties}).
  *
- * @param leaseTtlSeconds    ttl of the resolver lease that pins retention for an attempt; renewed every third of it
+ * @param leaseTtl           ttl of the resolver lease that pins retention for an attempt; renewed every third of it
  * @param pageLimit          events per catch-up page asked for (the resolver caps it at its own page limits)
  * @param maxAttempts        attempts of one rebuild (a 410 or a lost worker restarts it) before it is FAILED
- * @param pollMs             pause between two export status reads while the export is RUNNING
+ * @param pollInterval       pause between two export status reads while the export is RUNNING
  * @param workers            rebuilds this instance runs at once
  * @param maintenanceWorkMem PostgreSQL {@code maintenance_work_mem} of the load's transactions (index builds)
- * @param testPauseMs        test only, empty in production: how long a rebuild is held at a probe point of a phase
+ * @param testPause          test only, empty in production: how long a rebuild is held at a probe point of a phase
  *                           ({@link TestPauses}), so crash tests can kill the process there
  */
 @ConfigurationProperties("product.rebuild")
-record RebuildProperties(@DefaultValue("PT120S") @DurationUnit(ChronoUnit.SECONDS) Duration leaseTtlSeconds,
-        @DefaultValue("1000") int pageLimit, @DefaultValue("3") int maxAttempts,
-        @DefaultValue("PT0.2S") Duration pollMs, @DefaultValue("2") int workers,
-        @DefaultValue("256MB") String maintenanceWorkMem, Map<RebuildPhase, Duration> testPauseMs) {
+record RebuildProperties(@DefaultValue("PT2M") Duration leaseTtl, @DefaultValue("1000") int pageLimit,
+        @DefaultValue("3") int maxAttempts, @DefaultValue("PT0.2S") Duration pollInterval,
+        @DefaultValue("2") int workers, @DefaultValue("256MB") String maintenanceWorkMem,
+        Map<RebuildPhase, Duration> testPause) {
 
     RebuildProperties {
-        testPauseMs = testPauseMs == null ? Map.of() : Map.copyOf(testPauseMs);
+        testPause = testPause == null ? Map.of() : Map.copyOf(testPause);
     }
 }

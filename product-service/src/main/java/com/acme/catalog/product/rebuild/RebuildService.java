@@ -14,7 +14,6 @@ import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.product.lease.FencedOutException;
 import com.acme.catalog.product.lease.WorkerFence;
 import com.acme.catalog.product.lease.WorkerLeases;
-import com.acme.catalog.product.resolver.ResolverClient;
 
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
@@ -32,7 +31,8 @@ import org.springframework.stereotype.Service;
  * <li>{@link CutoverStep}: under the serving lock, apply the tail to the head H and swap (step 7);</li>
  * <li>{@link RetireStep}: retire the old generation, register the consumer at H, release the lease (step 7).</li>
  * </ol>
- * This class sequences them and decides restarts ({@link RebuildLedger} records each decision): a 410 from the resolver
+ * This class sequences them and decides restarts ({@link RebuildLedger} records each decision): a restart signal (a
+ * 410 from the resolver, or a {@link RestartRequired} of the steps' own) or a passing failure ({@link RestartPolicy})
  * drops the shadow and restarts from a new export (bounded attempts); any other failure drops the shadow, releases the
  * lease and leaves the rebuild FAILED.
  *
@@ -202,17 +202,16 @@ public class RebuildService {
                 ledger.phase(a, RebuildPhase.DONE);
                 log.info("{}: rebuild {} done at position {}", stream, id, a.target);
                 return;
-            } catch (ResolverClient.GoneException e) {
-                steps.retire().abandon(a);
-                restartWhy = e.getMessage();
             } catch (Exception e) {
                 steps.retire().abandon(a);
-                if (stopping) {
+                Optional<String> signalled = RestartPolicy.restartSignal(e);
+                Optional<String> transientWhy = RestartPolicy.restartReason(e);
+                if (signalled.isPresent()) {
+                    restartWhy = signalled.get();
+                } else if (stopping) {
                     ledger.handOver(id, stream, "the product stopped during " + ledger.phaseOf(id));
                     return;
-                }
-                Optional<String> transientWhy = RestartPolicy.restartReason(e);
-                if (e instanceof FencedOutException || !leases.isHeld(fence.get())) {
+                } else if (e instanceof FencedOutException || !leases.isHeld(fence.get())) {
                     // another owner restarts it, or this instance holds a newer fence and restarts it below
                     log.warn("{}: rebuild {} lost its worker lease: {}", stream, id, e.getMessage());
                     restartWhy = "lost the worker lease: " + e.getMessage();

@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,11 +27,7 @@ final class RunningRebuilds {
     private final ExecutorService workers;
 
     RunningRebuilds(int workers) {
-        this.workers = Executors.newFixedThreadPool(workers, r -> {
-            Thread t = new Thread(r, "rebuild");
-            t.setDaemon(true);
-            return t;
-        });
+        this.workers = Executors.newFixedThreadPool(workers, DaemonThreads.named("rebuild"));
     }
 
     /**

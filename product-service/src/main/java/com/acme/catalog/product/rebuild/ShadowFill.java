@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 
+import com.acme.catalog.contracts.concurrent.DaemonThreads;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportTable;
 
@@ -91,11 +92,7 @@ class ShadowFill {
         }
 
         long run() {
-            ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
-                Thread t = new Thread(r, "shadow-load-g" + g);
-                t.setDaemon(true);
-                return t;
-            });
+            ExecutorService pool = Executors.newFixedThreadPool(2, DaemonThreads.named("shadow-load-g" + g));
             try {
                 CompletableFuture<Void> a = CompletableFuture.runAsync(() -> chain("connectionA", this::itemsChain),
                         pool);

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Test only: the probe that holds a rebuild {@code product.rebuild.test-pause-ms.<PHASE>} at the point of that
+ * Test only: the probe that holds a rebuild {@code product.rebuild.test-pause.<PHASE>} at the point of that
  * phase ({@link RebuildProbe}), so crash tests (RebuildCrashSystemIT, ChainDivergenceSystemIT) can kill the process
  * there. {@link RebuildConfiguration} uses it only when such a pause is set.
  */

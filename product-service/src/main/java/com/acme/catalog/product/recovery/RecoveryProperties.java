@@ -1,16 +1,13 @@
 package com.acme.catalog.product.recovery;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.context.properties.bind.Name;
-import org.springframework.boot.convert.DurationUnit;
 
 /**
  * {@code product.recovery.*}: the recovery worker, its lease and its catch-up (docs/rebuild.md "Recovery worker";
- * docs/configuration.md lists the keys).
+ * docs/configuration.md lists the keys, and the deprecated {@code *-ms} and {@code *-seconds} ones they replace).
  *
  * @param enabled          whether this instance runs the worker and the epoch poller at all
  * @param instanceId       this instance's lease owner id ({@code PRODUCT_INSTANCE_ID}), stable and unique per
@@ -26,31 +23,25 @@ import org.springframework.boot.convert.DurationUnit;
  */
 @ConfigurationProperties("product.recovery")
 record RecoveryProperties(@DefaultValue("true") boolean enabled, @DefaultValue("") String instanceId,
-        @Name("lease-ttl-seconds") @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("30") Duration leaseTtl,
-        @Name("interval-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("30000") Duration interval,
-        @Name("gap-grace-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("2000") Duration gapGrace,
-        @Name("initial-backoff-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("1000") Duration initialBackoff,
-        @Name("max-backoff-ms") @DurationUnit(ChronoUnit.MILLIS) @DefaultValue("60000") Duration maxBackoff,
-        @DefaultValue("1000") int pageLimit, @DefaultValue("20") int maxPagesPerCycle,
-        @Name("resolver-lease-ttl-seconds") @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("60")
-        Duration resolverLeaseTtl) {
+        @DefaultValue("PT30S") Duration leaseTtl, @DefaultValue("PT30S") Duration interval,
+        @DefaultValue("PT2S") Duration gapGrace, @DefaultValue("PT1S") Duration initialBackoff,
+        @DefaultValue("PT1M") Duration maxBackoff, @DefaultValue("1000") int pageLimit,
+        @DefaultValue("20") int maxPagesPerCycle, @DefaultValue("PT1M") Duration resolverLeaseTtl) {
 
     RecoveryProperties {
         if (leaseTtl.getSeconds() < 1 || resolverLeaseTtl.getSeconds() < 1) {
-            throw new IllegalArgumentException("product.recovery.lease-ttl-seconds and resolver-lease-ttl-seconds must "
-                    + "be at least 1, not " + leaseTtl.getSeconds() + " and " + resolverLeaseTtl.getSeconds());
+            throw new IllegalArgumentException("product.recovery.lease-ttl and resolver-lease-ttl must be at least "
+                    + "1 second, not " + leaseTtl + " and " + resolverLeaseTtl);
         }
         if (interval.toMillis() < 1) {
-            throw new IllegalArgumentException("product.recovery.interval-ms must be positive, not "
-                    + interval.toMillis());
+            throw new IllegalArgumentException("product.recovery.interval must be at least 1ms, not " + interval);
         }
         if (gapGrace.isNegative()) {
-            throw new IllegalArgumentException("product.recovery.gap-grace-ms must not be negative, not "
-                    + gapGrace.toMillis());
+            throw new IllegalArgumentException("product.recovery.gap-grace must not be negative, not " + gapGrace);
         }
         if (initialBackoff.toMillis() < 1 || maxBackoff.compareTo(initialBackoff) < 0) {
-            throw new IllegalArgumentException("product.recovery needs 1 <= initial-backoff-ms <= max-backoff-ms, not "
-                    + initialBackoff.toMillis() + " and " + maxBackoff.toMillis());
+            throw new IllegalArgumentException("product.recovery needs 1ms <= initial-backoff <= max-backoff, not "
+                    + initialBackoff + " and " + maxBackoff);
         }
         if (pageLimit < 1 || maxPagesPerCycle < 1) {
             throw new IllegalArgumentException("product.recovery.page-limit and max-pages-per-cycle must be at least "

@@ -31,6 +31,7 @@ import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
+import com.acme.catalog.product.rebuild.RestartRequired;
 import com.acme.catalog.product.resolver.ResolverClient;
 import com.acme.catalog.product.streams.ProductStreamsProperties;
 
@@ -292,6 +293,8 @@ public class RecoveryWorker implements SmartLifecycle {
             r = catchUp.run(fence.get(), source.epoch(), maxPagesPerCycle);
         } catch (ResolverClient.GoneException e) {
             return rebuild(s, "catch-up answered 410: " + e.getMessage());
+        } catch (RestartRequired e) {
+            return rebuild(s, "catch-up must start over: " + e.getMessage());
         } catch (ServingCatchUp.DivergedException e) {
             return diverged(c, e.getMessage());
         }

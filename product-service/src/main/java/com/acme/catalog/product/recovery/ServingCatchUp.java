@@ -17,6 +17,7 @@ import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.projection.IntegrationEvent;
+import com.acme.catalog.product.rebuild.RestartRequired;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.slf4j.Logger;
@@ -87,6 +88,7 @@ class ServingCatchUp {
 
     /**
      * @throws ResolverClient.GoneException on a 410 (the caller rebuilds)
+     * @throws RestartRequired when a page of an older epoch than the current one arrives (the caller rebuilds)
      * @throws DivergedException when a page starts from another digest than the serving generation's
      * @throws com.acme.catalog.contracts.ApiException {@code CHAIN_BROKEN} when a page does not chain
      * @throws FencedOutException when the worker lost its lease; that page was not written
@@ -140,8 +142,8 @@ class ServingCatchUp {
             // still arrive): audited, never applied; the caller rebuilds from the current epoch
             tx.executeWithoutResult(st -> events.forEach(e -> audit.record(e, current, OldEpochAudit.Source.PAGE)));
             audit.count(fence.stream(), OldEpochAudit.Source.PAGE, events.size());
-            throw new ResolverClient.GoneException("a catch-up page of epoch " + page.epoch()
-                    + " arrived, the current epoch is " + current);
+            throw new RestartRequired(RestartRequired.Reason.PAGE_OF_OLD_EPOCH, "a catch-up page of epoch "
+                    + page.epoch() + " arrived, the current epoch is " + current);
         }
         GenerationCursor after = tx.execute(st -> {
             GenerationCursor locked = generations.lockServing(fence.stream()).orElseThrow(

@@ -28,13 +28,13 @@ import org.springframework.stereotype.Component;
 
 /**
  * The product's background check of every stream it serves or subscribes to, batched (docs/streams.md): every
- * {@code product.epochs.poll-ms} one listing of the resolver's streams ({@code GET /v1/streams}, a request per
+ * {@code product.epochs.poll-interval} one listing of the resolver's streams ({@code GET /v1/streams}, a request per
  * {@value #PAGE} streams) and one read of the serving generations, compared in memory. Work follows only what moved:
  * <ol>
  *   <li>a newer epoch (the control store's, or the database's open one) than a serving generation's: the epoch is
  *       learnt, the generation is stale from then on (the inbox ignores its epoch's events, serving follows
  *       {@code product.epochs.stale-serving}), and the recovery worker rebuilds it;</li>
- *   <li>every {@code product.recovery.interval-ms}: a generation whose applied position or chain digest is not the
+ *   <li>every {@code product.recovery.interval}: a generation whose applied position or chain digest is not the
  *       resolver's cursor and digest there, a stream the product should serve and has no generation for, and a
  *       served stream the resolver does not list get a periodic recovery cycle.</li>
  * </ol>
@@ -82,7 +82,7 @@ class StreamSweep implements SchedulingConfigurer {
         this.positionsEveryNanos = recovery.interval().toNanos();
     }
 
-    /** {@link #sweep} every {@code product.epochs.poll-ms}, the first one interval after start. */
+    /** {@link #sweep} every {@code product.epochs.poll-interval}, the first one interval after start. */
     @Override
     public void configureTasks(ScheduledTaskRegistrar tasks) {
         tasks.addFixedDelayTask(new FixedDelayTask(this::sweep, every, every));

@@ -41,10 +41,10 @@ import tools.jackson.databind.ObjectMapper;
  * add some), an answer its record refuses is an {@link IllegalStateException} naming the call.
  *
  * <p>Rebuild and recovery calls (retention status, epoch, leases, exports, catch-up pages, chain digest, consumer
- * registration, progress after a cutover) time out after {@code product.rebuild.request-timeout-ms}; a 410 becomes
+ * registration, progress after a cutover) time out after {@code product.rebuild.request-timeout}; a 410 becomes
  * {@link GoneException} (restart from a new export), any other non-2xx answer an {@link IllegalStateException}
  * naming the call and the problem. The progress reporter's {@link #reportProgress} has its own timeout
- * ({@code product.progress.request-timeout-ms}), speaks HTTP/1.1 and throws Spring's
+ * ({@code product.progress.request-timeout}), speaks HTTP/1.1 and throws Spring's
  * {@link org.springframework.web.client.RestClientResponseException} on a non-2xx answer: its caller retries any
  * failure alike. None of the calls retries by itself.
  */
@@ -84,14 +84,14 @@ public class ResolverClient {
     private final String deliveryUrl;
 
     public ResolverClient(ResolverClientProperties properties, ObjectMapper json) {
-        Duration timeout = properties.rebuild().requestTimeoutMs();
+        Duration timeout = properties.rebuild().requestTimeout();
         JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(
                 HttpClient.newBuilder().connectTimeout(timeout).build());
         factory.setReadTimeout(timeout);
         this.rest = authorized(RestClient.builder().baseUrl(properties.resolverUrl()).requestFactory(factory)
                 .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { }), properties.resolverToken());
 
-        Duration progressTimeout = properties.progress().requestTimeoutMs();
+        Duration progressTimeout = properties.progress().requestTimeout();
         // HTTP/1.1: the default would offer an h2c upgrade on every new connection to the plain-http resolver
         JdkClientHttpRequestFactory progressFactory = new JdkClientHttpRequestFactory(HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1).connectTimeout(progressTimeout).build());

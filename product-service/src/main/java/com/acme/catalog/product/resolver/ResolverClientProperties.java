@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * {@code product.*} settings of the calls to the resolver (docs/rebuild.md, docs/recovery.md lists them for
- * operators). The keys are those the product always read; durations given as plain numbers are milliseconds.
+ * operators; docs/configuration.md also the deprecated {@code request-timeout-ms} keys they replace).
  *
  * @param resolverUrl   base URL of the resolver ({@code RESOLVER_URL})
  * @param resolverToken bearer sent with every call ({@code RESOLVER_TOKEN}); blank sends no Authorization header
@@ -29,12 +29,12 @@ public record ResolverClientProperties(String resolverUrl, @DefaultValue("") Str
         progress = progress == null ? new ProgressCalls(Duration.ofSeconds(5)) : progress;
     }
 
-    /** @param requestTimeoutMs connect and read timeout of each call ({@code product.rebuild.request-timeout-ms}) */
-    public record RebuildCalls(@DefaultValue("PT30S") Duration requestTimeoutMs) {
+    /** @param requestTimeout connect and read timeout of each call ({@code product.rebuild.request-timeout}) */
+    public record RebuildCalls(@DefaultValue("PT30S") Duration requestTimeout) {
     }
 
-    /** @param requestTimeoutMs connect and read timeout of each report ({@code product.progress.request-timeout-ms}) */
-    public record ProgressCalls(@DefaultValue("PT5S") Duration requestTimeoutMs) {
+    /** @param requestTimeout connect and read timeout of each report ({@code product.progress.request-timeout}) */
+    public record ProgressCalls(@DefaultValue("PT5S") Duration requestTimeout) {
     }
 
     private static void require(String value, String key) {

@@ -10,7 +10,7 @@ import com.acme.catalog.product.support.Bound;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code product.completeness.*}: the keys and defaults of before the record. */
+/** {@code product.completeness.*}: the Duration keys and the defaults of before the record. */
 class CompletenessPropertiesTest {
 
     @Test
@@ -18,10 +18,11 @@ class CompletenessPropertiesTest {
         assertThat(Bound.bind("product.completeness", CompletenessProperties.class, Map.of())).isEqualTo(
                 new CompletenessProperties(Duration.ofSeconds(10), Duration.ofMinutes(1)));
         assertThat(Bound.bind("product.completeness", CompletenessProperties.class, Map.of(
-                "product.completeness.refresh-ms", "250", "product.completeness.heartbeat-stale-ms", "5000")))
+                "product.completeness.refresh-interval", "PT0.25S", "product.completeness.heartbeat-stale-after",
+                "5s")))
                 .isEqualTo(new CompletenessProperties(Duration.ofMillis(250), Duration.ofSeconds(5)));
         assertThatThrownBy(() -> Bound.bind("product.completeness", CompletenessProperties.class,
-                Map.of("product.completeness.refresh-ms", "0")))
-                .rootCause().hasMessageContaining("product.completeness.refresh-ms");
+                Map.of("product.completeness.refresh-interval", "PT0S")))
+                .rootCause().hasMessageContaining("product.completeness.refresh-interval");
     }
 }

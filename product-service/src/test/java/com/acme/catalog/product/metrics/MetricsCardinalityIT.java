@@ -28,7 +28,7 @@ import org.springframework.test.context.TestPropertySource;
  * the metrics an operator acts on per stream do, at most 5 per stream; the counters that count every stream's
  * work exist once per instance, at 0 before their first increment.
  */
-@TestPropertySource(properties = "product.completeness.refresh-ms=300")
+@TestPropertySource(properties = "product.completeness.refresh-interval=PT0.3S")
 class MetricsCardinalityIT extends ProductIT {
 
     static final int STREAMS = 50;

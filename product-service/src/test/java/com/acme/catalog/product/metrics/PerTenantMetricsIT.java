@@ -19,7 +19,7 @@ import org.springframework.test.context.TestPropertySource;
  * {@code product.metrics.per-tenant=true}: {@code product_old_epoch_deliveries_total} is one per tenant, never per
  * catalog, and a known tenant's exists at 0 before its first increment.
  */
-@TestPropertySource(properties = {"product.metrics.per-tenant=true", "product.completeness.refresh-ms=300"})
+@TestPropertySource(properties = {"product.metrics.per-tenant=true", "product.completeness.refresh-interval=PT0.3S"})
 class PerTenantMetricsIT extends ProductIT {
 
     @Test

@@ -10,7 +10,7 @@ import com.acme.catalog.product.support.Bound;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code product.progress.*}: the keys and defaults of before the record. */
+/** {@code product.progress.*}: the Duration keys (ISO or with a unit) and the defaults of before the record. */
 class ProgressPropertiesTest {
 
     @Test
@@ -18,8 +18,8 @@ class ProgressPropertiesTest {
         assertThat(Bound.bind("product.progress", ProgressProperties.class, Map.of())).isEqualTo(new ProgressProperties(
                 Duration.ofMillis(200), Duration.ofSeconds(30), Duration.ofMillis(200), Duration.ofMinutes(1)));
         assertThat(Bound.bind("product.progress", ProgressProperties.class, Map.of(
-                "product.progress.initial-backoff-ms", "20", "product.progress.max-backoff-ms", "200",
-                "product.progress.min-interval-ms", "0", "product.progress.resync-interval-ms", "1000")))
+                "product.progress.initial-backoff", "PT0.02S", "product.progress.max-backoff", "200ms",
+                "product.progress.min-interval", "0s", "product.progress.resync-interval", "PT1S")))
                 .isEqualTo(new ProgressProperties(Duration.ofMillis(20), Duration.ofMillis(200), Duration.ZERO,
                         Duration.ofSeconds(1)));
     }
@@ -27,10 +27,10 @@ class ProgressPropertiesTest {
     @Test
     void refusesWhatWouldBreakTheReporter() {
         assertThatThrownBy(() -> Bound.bind("product.progress", ProgressProperties.class,
-                Map.of("product.progress.initial-backoff-ms", "0")))
-                .rootCause().hasMessageContaining("initial-backoff-ms");
+                Map.of("product.progress.initial-backoff", "PT0S")))
+                .rootCause().hasMessageContaining("initial-backoff");
         assertThatThrownBy(() -> Bound.bind("product.progress", ProgressProperties.class,
-                Map.of("product.progress.resync-interval-ms", "-1")))
-                .rootCause().hasMessageContaining("product.progress.resync-interval-ms");
+                Map.of("product.progress.resync-interval", "-PT1S")))
+                .rootCause().hasMessageContaining("product.progress.resync-interval");
     }
 }

@@ -20,7 +20,6 @@ import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.lease.FencedOutException;
 import com.acme.catalog.product.lease.WorkerLeases;
-import com.acme.catalog.product.resolver.ResolverClient;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.product.support.ProductIT;
@@ -42,9 +41,11 @@ import org.springframework.web.client.RestClient;
 /**
  * The cutover's refusals (design step 7), one test each, against the real PostgreSQL: an event parked at or below
  * the target H in the shadow, a serving copy past the resolver's head in the same epoch, a worker lease taken over
- * by another instance, and an epoch changed since the rebuild started. Each refusal leaves the swap undone: the
- * old generation still serves and its cursor (the live cursor) has not moved, the shadow is still BUILDING. The
- * first test is the control: the same setup with nothing wrong cuts over, so each refusal is the one difference.
+ * by another instance, and an epoch changed since the rebuild started (each test fails once its check in
+ * {@link CutoverStep} is commented out). Each refusal leaves the swap undone: the old generation still serves and its
+ * cursor (the live cursor) has not moved, the shadow is still BUILDING. The first test is the control: the same setup
+ * with nothing wrong cuts over, so each refusal is the one difference; a serving copy past the head that is marked
+ * diverged is the one exception to its refusal (the rebuild repairs it).
  *
  * <p>The stream's live copy is filled through the inbox as the relay would; the shadow is a BUILDING generation
  * made here, and {@link CutoverStep} fetches its tail from a stub of the resolver's retained-events endpoint.
@@ -138,6 +139,24 @@ class CutoverStepIT {
     }
 
     @Test
+    void replacesAServingCopyPastTheHeadOnceItIsMarkedDiverged() {
+        StreamId s = new StreamId("acme", "cut-diverged");
+        List<ChainWriter.Event> events = history(s);
+        long old = serveLive(s, events);
+        RESOLVER.serve(s, events.subList(0, 2));
+        // the recovery worker found the serving copy's chain is not the resolver's (e.g. a forged event at 3): the
+        // rebuild is the repair, so the copy's being past the head is no rollback signal any more
+        jdbc.sql("UPDATE generation SET diverged_at = now(), divergence = 'forged' WHERE generation_id = ?")
+                .params(old).update();
+        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+
+        assertThat(cutover.cutover(a)).contains(old);
+
+        assertThat(servingGeneration(s)).isEqualTo(a.generation);
+        assertThat(a.target).isEqualTo(2);
+    }
+
+    @Test
     void refusesWhenTheWorkerLeaseNoLongerHolds() {
         StreamId s = new StreamId("acme", "cut-fenced");
         List<ChainWriter.Event> events = history(s);
@@ -170,8 +189,9 @@ class CutoverStepIT {
                 ON CONFLICT (tenant, catalog) DO UPDATE SET epoch = 2
                 """).params(s.tenant(), s.catalog()).update();
 
-        assertThatThrownBy(() -> cutover.cutover(a)).isInstanceOf(ResolverClient.GoneException.class)
-                .hasMessageContaining("the current epoch is 2, this rebuild is of epoch 1");
+        assertThatThrownBy(() -> cutover.cutover(a)).isInstanceOfSatisfying(RestartRequired.class,
+                r -> assertThat(r.reason()).isEqualTo(RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER))
+                .hasMessage("EPOCH_CHANGED_BEFORE_CUTOVER: the current epoch is 2, this rebuild is of epoch 1");
 
         // (public reads of the epoch-1 generation are now stale by design, so only the pointer and cursor are checked)
         assertPointerAndCursorUnchanged(s, old, 2, a);

@@ -33,6 +33,22 @@ class RestartPolicyTest {
     }
 
     @Test
+    void theRebuildsOwnSignalRestartsItWithItsCodeAndSentence() {
+        RestartRequired aborted = new RestartRequired(RestartRequired.Reason.EXPORT_ABORTED,
+                "export e-1 was ABORTED: lease expired");
+
+        assertThat(RestartPolicy.restartSignal(aborted)).contains("EXPORT_ABORTED: export e-1 was ABORTED: lease expired");
+        assertThat(RestartPolicy.restartReason(aborted)).isEqualTo(RestartPolicy.restartSignal(aborted));
+        assertThat(RestartPolicy.restartSignal(new ResolverClient.GoneException("events: 410 {}")))
+                .contains("events: 410 {}");
+        // a passing failure restarts too, but is not a signal: it is weighed after a stop or a lost worker lease
+        assertThat(RestartPolicy.restartSignal(new ResolverClient.UnavailableException("export answered 503")))
+                .isEmpty();
+        assertThat(RestartPolicy.restartSignal(new IllegalStateException("2 event(s) at or below the target 3 are parked")))
+                .isEmpty();
+    }
+
+    @Test
     void failuresAboutTheDataLeaveItFailed() {
         assertThat(RestartPolicy.restartReason(new IllegalStateException("export is FAILED: disk full"))).isEmpty();
         assertThat(RestartPolicy.restartReason(new IllegalStateException("lease answered 409: {}"))).isEmpty();

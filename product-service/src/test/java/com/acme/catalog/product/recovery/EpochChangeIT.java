@@ -13,7 +13,7 @@ import com.acme.catalog.product.lease.WorkerFence;
 import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.resolver.ResolverClient;
+import com.acme.catalog.product.rebuild.RestartRequired;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.testsupport.FreshDatabase;
@@ -45,8 +45,8 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
         "product.consumer-id=product-it", "product.recovery.enabled=true", "product.recovery.instance-id=it-node",
-        "product.recovery.interval-ms=600000", "product.epochs.poll-ms=600000",
-        "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400"})
+        "product.recovery.interval=PT10M", "product.epochs.poll-interval=PT10M",
+        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
 class EpochChangeIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();
@@ -136,8 +136,8 @@ class EpochChangeIT {
         WorkerFence fence = leases.hold(s).orElseThrow();
         EventPage page = new EventPage("acme", "rotated", 1, read.chainPosition(), 4, read.chainDigest(),
                 replay.chainDigest(), 4, List.of(replay.delivered()));
-        assertThatThrownBy(() -> catchUp.applyPage(fence, read, page))
-                .isInstanceOf(ResolverClient.GoneException.class);
+        assertThatThrownBy(() -> catchUp.applyPage(fence, read, page)).isInstanceOfSatisfying(RestartRequired.class,
+                e -> assertThat(e.reason()).isEqualTo(RestartRequired.Reason.PAGE_OF_OLD_EPOCH));
         assertThat(generations.serving(s).orElseThrow()).isEqualTo(read);
 
         JsonNode audit = get("op", "/v1/audit/old-epoch-deliveries?tenant=acme&catalog=rotated").getBody();

@@ -24,13 +24,13 @@ class RecoveryPropertiesTest {
     }
 
     @Test
-    void bindsTheMillisecondAndSecondKeys() {
+    void bindsTheDurationKeys() {
         RecoveryProperties p = Bound.bind("product.recovery", RecoveryProperties.class, Map.of(
                 "product.recovery.enabled", "false", "product.recovery.instance-id", "node-a",
-                "product.recovery.lease-ttl-seconds", "5", "product.recovery.interval-ms", "600000",
-                "product.recovery.gap-grace-ms", "100", "product.recovery.initial-backoff-ms", "100",
-                "product.recovery.max-backoff-ms", "400", "product.recovery.page-limit", "7",
-                "product.recovery.max-pages-per-cycle", "2", "product.recovery.resolver-lease-ttl-seconds", "90"));
+                "product.recovery.lease-ttl", "PT5S", "product.recovery.interval", "PT10M",
+                "product.recovery.gap-grace", "100ms", "product.recovery.initial-backoff", "PT0.1S",
+                "product.recovery.max-backoff", "PT0.4S", "product.recovery.page-limit", "7",
+                "product.recovery.max-pages-per-cycle", "2", "product.recovery.resolver-lease-ttl", "90s"));
         assertThat(p).isEqualTo(new RecoveryProperties(false, "node-a", Duration.ofSeconds(5),
                 Duration.ofMinutes(10), Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofMillis(400), 7, 2,
                 Duration.ofSeconds(90)));
@@ -41,11 +41,11 @@ class RecoveryPropertiesTest {
     @Test
     void refusesValuesThatWouldBreakTheWorker() {
         assertThatThrownBy(() -> Bound.bind("product.recovery", RecoveryProperties.class,
-                Map.of("product.recovery.interval-ms", "0")))
-                .rootCause().hasMessageContaining("product.recovery.interval-ms");
+                Map.of("product.recovery.interval", "PT0S")))
+                .rootCause().hasMessageContaining("product.recovery.interval");
         assertThatThrownBy(() -> Bound.bind("product.recovery", RecoveryProperties.class,
-                Map.of("product.recovery.max-backoff-ms", "10")))
-                .rootCause().hasMessageContaining("max-backoff-ms");
+                Map.of("product.recovery.max-backoff", "10ms")))
+                .rootCause().hasMessageContaining("max-backoff");
         assertThatThrownBy(() -> Bound.bind("product", ProductStreamsProperties.class,
                 Map.of("product.streams", "acme")))
                 .rootCause().hasMessageContaining("tenant/catalog");

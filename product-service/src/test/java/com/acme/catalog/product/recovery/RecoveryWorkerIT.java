@@ -44,10 +44,10 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
         "product.consumer-id=product-it", "product.recovery.enabled=true", "product.recovery.instance-id=it-node",
-        "product.recovery.interval-ms=600000", "product.recovery.gap-grace-ms=100",
-        "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400",
+        "product.recovery.interval=PT10M", "product.recovery.gap-grace=PT0.1S",
+        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S",
         "product.recovery.page-limit=7", "product.recovery.max-pages-per-cycle=2",
-        "product.progress.initial-backoff-ms=20", "product.progress.max-backoff-ms=200"})
+        "product.progress.initial-backoff=PT0.02S", "product.progress.max-backoff=PT0.2S"})
 class RecoveryWorkerIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();

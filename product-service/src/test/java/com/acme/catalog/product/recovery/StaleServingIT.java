@@ -38,8 +38,8 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
         "product.consumer-id=product-it", "product.recovery.enabled=true", "product.recovery.instance-id=it-node",
-        "product.recovery.interval-ms=600000", "product.epochs.poll-ms=300", "product.epochs.stale-serving=serve",
-        "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400"})
+        "product.recovery.interval=PT10M", "product.epochs.poll-interval=PT0.3S", "product.epochs.stale-serving=serve",
+        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
 class StaleServingIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();

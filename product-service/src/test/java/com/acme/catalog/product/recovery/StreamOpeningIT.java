@@ -33,8 +33,8 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
         "product.consumer-id=product-open", "product.recovery.enabled=true", "product.recovery.instance-id=open-node",
-        "product.recovery.interval-ms=600000", "product.recovery.initial-backoff-ms=100",
-        "product.recovery.max-backoff-ms=400", "product.recovery.page-limit=7",
+        "product.recovery.interval=PT10M", "product.recovery.initial-backoff=PT0.1S",
+        "product.recovery.max-backoff=PT0.4S", "product.recovery.page-limit=7",
         "product.streams=acme/small,acme/pruned,acme/unwritten"})
 class StreamOpeningIT {
 

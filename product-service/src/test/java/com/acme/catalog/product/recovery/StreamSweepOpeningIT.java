@@ -36,8 +36,8 @@ import org.springframework.web.client.RestClient;
         "product.consumer-id=product-open", "product.recovery.enabled=true", "product.recovery.instance-id=open",
         "product.streams=acme/*",
         // every sweep checks positions; the scheduled ones are out of the way
-        "product.recovery.interval-ms=1", "product.epochs.poll-ms=3600000",
-        "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400"})
+        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H",
+        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
 class StreamSweepOpeningIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();

@@ -29,7 +29,7 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "security.tokens=op=operator;w=writer;r=relay;r-acme=relay@acme;c=consumer",
         "product.resolver-token=resolver-secret", "product.consumer-id=product-test",
-        "product.progress.initial-backoff-ms=20", "product.progress.max-backoff-ms=200",
+        "product.progress.initial-backoff=PT0.02S", "product.progress.max-backoff=PT0.2S",
         "product.recovery.enabled=false"})
 public abstract class ProductIT {
 
