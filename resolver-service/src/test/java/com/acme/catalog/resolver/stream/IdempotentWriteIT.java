@@ -9,4 +9,9 @@ import org.springframework.test.context.TestPropertySource;
 @TestPropertySource(properties = {"resolver.write.coalescing.enabled=true",
         "resolver.write.coalescing.max-wait=5ms", "resolver.write.coalescing.wait-above-rate=0"})
 class IdempotentWriteIT extends AbstractIdempotentWriteIT {
+
+    @Override
+    boolean coalesced() {
+        return true;
+    }
 }
