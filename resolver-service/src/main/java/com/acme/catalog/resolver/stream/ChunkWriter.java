@@ -78,16 +78,20 @@ public class ChunkWriter {
             }
         }
         BufferedStateAccess.Reads reads = BufferedStateAccess.reads(transactions);
-        BatchWriteRepository.LockedPrefetch lp = batch.lockAndPrefetch(stream, reads.idsByType(), reads.refs());
+        // the keys are read after the lock (in the same round trip): a key committed by a write before it is seen,
+        // one committed after it cannot be yet
+        BatchWriteRepository.LockedPrefetch lp = batch.lockAndPrefetch(stream, reads.idsByType(), reads.refs(),
+                keys);
         Cursor locked = lp.lock() == null ? null : cursors.admit(stream, lp.lock());
         BatchWriteRepository.Prefetched found = lp.prefetched();
+        Map<WriteKeys.Scoped, WriteKeys.Stored> stored = lp.keys();
         if (locked == null) {
             // first write of the stream: create and lock its cursor row, then read again under the lock
             locked = cursors.lockCursor(stream);
             found = batch.prefetch(stream, reads.idsByType(), reads.refs());
+            stored = keys.isEmpty() ? Map.of() : writeKeys.find(stream, keys);
         }
-        // under the lock: a key committed by a write before it is seen, one committed after it cannot be yet
-        KeyPlan plan = KeyPlan.of(writes, keys.isEmpty() ? Map.of() : writeKeys.find(stream, keys));
+        KeyPlan plan = KeyPlan.of(writes, stored);
         if (plan.nothingToApply()) {
             return new Appended(plan.results(List.of()), List.of());
         }
@@ -99,8 +103,7 @@ public class ChunkWriter {
         } catch (LogicalTransactionFailure f) {
             throw new LogicalTransactionFailure(plan.writeIndex(f.index()), f.failure());
         }
-        buffer.flush(locked, appender.cursor());
-        writeKeys.remember(stream, plan.toRemember(applied));
+        buffer.flush(locked, appender.cursor(), plan.toRemember(applied));
         return new Appended(plan.results(applied), applied);
     }
 

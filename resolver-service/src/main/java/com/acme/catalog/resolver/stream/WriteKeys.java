@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver.stream;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +17,9 @@ import org.springframework.stereotype.Repository;
  * The idempotency keys of cursor-locked writes (scope {@code write} of {@code idempotency_key}), read and written
  * only by a transaction that holds the stream's cursor lock: a key is looked up after the lock is granted (each
  * statement's snapshot under READ COMMITTED is taken when it starts, so it sees every write committed before the
- * lock) and stored by the transaction that commits its write. So two writes with one key on one stream never both
+ * lock) and stored by the transaction that commits its write. Both statements ride in round trips the write makes
+ * anyway ({@link BatchWriteRepository}: the lookup after the lock and prefetch, the store after the write), so a
+ * keyed write costs no extra round trip. So two writes with one key on one stream never both
  * miss it, whichever instance or coalesced group carries them.
  */
 @Repository
@@ -27,7 +31,8 @@ class WriteKeys {
             .text("identity", IdempotencyKey::identity)
             .text("idempotency_key", IdempotencyKey::value);
 
-    private static final BoundSql<Lookup> FIND = BoundSql.<Lookup>builder()
+    /** The stored keys among the looked-up ones; read its rows with {@link #readFound}. */
+    static final BoundSql<Lookup> FIND = BoundSql.<Lookup>builder()
             .sql("""
                     SELECT q.identity, q.idempotency_key, k.request_sha256, k.epoch, k.first_position,
                            k.last_position, k.transaction_id, k.revision
@@ -51,7 +56,8 @@ class WriteKeys {
             .bigints("last_position", r -> r.result().lastPosition())
             .ints("revision", r -> r.result().revision());
 
-    private static final BoundSql<Remember> REMEMBER = BoundSql.<Remember>builder()
+    /** Stores keys with their writes' results. */
+    static final BoundSql<Remember> REMEMBER = BoundSql.<Remember>builder()
             .sql("""
                     INSERT INTO idempotency_key (tenant, catalog, identity, scope, idempotency_key, request_sha256,
                                                  transaction_id, epoch, first_position, last_position, revision)
@@ -68,25 +74,25 @@ class WriteKeys {
     }
 
     /**
-     * The stored keys among {@code keys}, by identity and key (caller holds the stream's cursor lock).
+     * The stored keys among {@code keys}, by identity and key (caller holds the stream's cursor lock). The usual
+     * write finds its keys in the round trip of the lock instead ({@link BatchWriteRepository#lockAndPrefetch}); this
+     * is for a stream's first write, whose cursor row is created and locked afterwards.
      *
      * @return what each found key's write got and the fingerprint of its request
      */
     Map<Scoped, Stored> find(StreamId stream, List<IdempotencyKey> keys) {
         Map<Scoped, Stored> found = new HashMap<>();
         jdbc.sql(FIND.sql()).params(FIND.params(new Lookup(stream, keys))).query(rs -> {
-            found.put(new Scoped(rs.getString(1), rs.getString(2)), new Stored(rs.getString(3),
-                    new WriteResult(rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getObject(7, UUID.class),
-                            rs.getInt(8))));
+            readFound(rs, found);
         });
         return found;
     }
 
-    /** Stores each key with the result of the write it came with, in the caller's transaction (cursor lock held). */
-    void remember(StreamId stream, List<Remembered> rows) {
-        if (!rows.isEmpty()) {
-            jdbc.sql(REMEMBER.sql()).params(REMEMBER.params(new Remember(stream, rows))).update();
-        }
+    /** Adds the current row of a {@link #FIND} result to {@code found}. */
+    static void readFound(ResultSet rs, Map<Scoped, Stored> found) throws SQLException {
+        found.put(new Scoped(rs.getString(1), rs.getString(2)), new Stored(rs.getString(3),
+                new WriteResult(rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getObject(7, UUID.class),
+                        rs.getInt(8))));
     }
 
     /** A key as the table tells keys apart within one stream and scope. */
@@ -105,9 +111,11 @@ class WriteKeys {
     record Remembered(IdempotencyKey key, WriteResult result) {
     }
 
-    private record Lookup(StreamId stream, List<IdempotencyKey> keys) {
+    /** The parameters of {@link #FIND}. */
+    record Lookup(StreamId stream, List<IdempotencyKey> keys) {
     }
 
-    private record Remember(StreamId stream, List<Remembered> rows) {
+    /** The parameters of {@link #REMEMBER}. */
+    record Remember(StreamId stream, List<Remembered> rows) {
     }
 }
