@@ -60,7 +60,8 @@ final class PropagationScenario implements Scenario {
         return "commit -> applied, the services against the floor (bench-floor) in one run, same paced load"
                 + " [--rate=1000 (events/s) --seconds=20 --streams=4 --batch=5 (changes per write; 1 = PUT item)"
                 + " --writers=32 --warmup=5 --idle=10 (s of idle CPU after the traffic) --pipelines=floor,services"
-                + " --client=urlconnection|jdk]";
+                + " --client=urlconnection|jdk --idempotency-keys=false (true: every write sends a new"
+                + " Idempotency-Key)]";
     }
 
     @Override
@@ -74,6 +75,7 @@ final class PropagationScenario implements Scenario {
         int idle = o.integer("idle", 10);
         List<String> pipelines = List.of(o.string("pipelines", "floor,services").split(","));
         String client = o.string("client", "urlconnection");
+        boolean keyed = Boolean.parseBoolean(o.string("idempotency-keys", "false"));
         if (!client.equals("urlconnection") && !client.equals("jdk")) {
             throw new IllegalArgumentException("--client is urlconnection or jdk, got " + client);
         }
@@ -87,20 +89,22 @@ final class PropagationScenario implements Scenario {
         out.put("warmupSeconds", warmup);
         out.put("measuredSeconds", seconds);
         out.put("writeClient", client);
+        out.put("idempotencyKeys", keyed);
         out.put("loadAverageAtStart", ProcessCpu.loadAverage());
         try (TestDatabase ndb = TestDatabase.create("bench_prop_notify")) {
             out.put("notifyBaseline", notifyBaseline(ndb));
         }
         // HTTP/1.1: the default would offer an h2c upgrade on every new connection
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        Writer writer = client.equals("jdk") ? (method, url, body) -> Pipeline.send(http, method, url, "w", body)
+        Writer writer = client.equals("jdk") ? (method, url, body, key) -> sendJdk(http, method, url, body, key)
                 : PropagationScenario::sendKeepAlive;
         Map<String, Object> results = new LinkedHashMap<>();
         for (String name : pipelines) {
             try (Pipeline p = Pipeline.start(name, streams, http)) {
                 WriteScenario.progress("propagation [%s]: %d events/s on %d streams, %d s warm-up then %d s measured"
                         + ", then %d s idle", name, rate, streams, warmup, seconds, idle);
-                results.put(name, measure(p, writer, http, rate, seconds, streams, batch, writers, warmup, idle));
+                results.put(name, measure(p, writer, http, rate, seconds, streams, batch, writers, warmup, idle,
+                        keyed));
             }
         }
         out.put("pipelines", results);
@@ -113,9 +117,9 @@ final class PropagationScenario implements Scenario {
 
     /** One pipeline's paced run, its CPU per event by component, its stage timers, then its idle CPU. */
     private static Map<String, Object> measure(Pipeline p, Writer writer, HttpClient http, int rate, int seconds,
-            int streams, int batch, int writers, int warmup, int idle) throws Exception {
+            int streams, int batch, int writers, int warmup, int idle, boolean keyed) throws Exception {
         Map<String, Object> out = new LinkedHashMap<>();
-        Run run = new Run(writer, p, streams, batch, writers);
+        Run run = new Run(writer, p, streams, batch, writers, keyed);
         try {
             // taken on another thread while the warm-up's traffic goes on, so the measured phase starts in the
             // steady state instead of from a drained, idle pipeline
@@ -177,10 +181,13 @@ final class PropagationScenario implements Scenario {
         return (Map<String, Object>) map;
     }
 
-    /** Sends one write (with the writer token) and answers the response body; throws unless 2xx. */
+    /**
+     * Sends one write (with the writer token, and the {@code Idempotency-Key} unless {@code key} is null) and
+     * answers the response body; throws unless 2xx.
+     */
     @FunctionalInterface
     private interface Writer {
-        String send(String method, String url, String body) throws Exception;
+        String send(String method, String url, String body, String key) throws Exception;
     }
 
     /** Paced writers and one observer of the product's applied positions, over one or more phases. */
@@ -196,9 +203,12 @@ final class PropagationScenario implements Scenario {
         private final AtomicBoolean observing = new AtomicBoolean(true);
         private final Thread observer;
         private final int batch;
+        /** Null: writes carry no idempotency key; otherwise the prefix of each write's own key. */
+        private final String keyPrefix;
 
-        Run(Writer writer, Pipeline pipeline, int streams, int batch, int writerThreads) {
+        Run(Writer writer, Pipeline pipeline, int streams, int batch, int writerThreads, boolean keyed) {
             this.writer = writer;
+            this.keyPrefix = keyed ? "bench-" + java.util.UUID.randomUUID() + "-" : null;
             this.pipeline = pipeline;
             this.streams = streams;
             this.batch = batch;
@@ -262,10 +272,11 @@ final class PropagationScenario implements Scenario {
                     try {
                         long sent = System.nanoTime();
                         // one change: PUT of one of 100 items; more: one transaction of `batch` changes
+                        String key = keyPrefix == null ? null : keyPrefix + number;
                         String res = batch == 1
                                 ? writer.send("PUT", pipeline.itemUrl(s, "sku-" + number % 100),
-                                        "{\"attributes\":{\"n\":" + number + "}}")
-                                : writer.send("POST", pipeline.transactionUrl(s), body);
+                                        "{\"attributes\":{\"n\":" + number + "}}", key)
+                                : writer.send("POST", pipeline.transactionUrl(s), body, key);
                         long now = System.nanoTime();
                         long last = longAfter(res, batch == 1 ? "\"position\":" : "\"lastPosition\":");
                         committed.get(s).put(last, new Sent(sent, now, lat));
@@ -525,11 +536,19 @@ final class PropagationScenario implements Scenario {
      * asynchronous machinery (docs/benchmarks.md), which is left to the services.
      */
     static String sendKeepAlive(String method, String url, String body) throws Exception {
+        return sendKeepAlive(method, url, body, null);
+    }
+
+    /** {@link #sendKeepAlive(String, String, String)} with an {@code Idempotency-Key} (none when null). */
+    static String sendKeepAlive(String method, String url, String body, String key) throws Exception {
         HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
         c.setRequestMethod(method);
         c.setDoOutput(true);
         c.setRequestProperty("Authorization", "Bearer w");
         c.setRequestProperty("Content-Type", "application/json");
+        if (key != null) {
+            c.setRequestProperty("Idempotency-Key", key);
+        }
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         c.setFixedLengthStreamingMode(bytes.length);
         try (OutputStream out = c.getOutputStream()) {
@@ -543,6 +562,22 @@ final class PropagationScenario implements Scenario {
             }
             return text;
         }
+    }
+
+    /** A write over {@link HttpClient}, with its idempotency key unless null. */
+    private static String sendJdk(HttpClient http, String method, String url, String body, String key)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer w")
+                .header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+        if (key != null) {
+            b.header("Idempotency-Key", key);
+        }
+        java.net.http.HttpResponse<String> res = http.send(b.build(), java.net.http.HttpResponse.BodyHandlers
+                .ofString());
+        if (res.statusCode() / 100 != 2) {
+            throw new IllegalStateException(method + " " + url + " answered " + res.statusCode() + ": " + res.body());
+        }
+        return res.body();
     }
 
     /** The number after {@code key} in a JSON answer (the write's position). */

@@ -7,6 +7,8 @@ public enum ProblemCode {
     PAYLOAD_TOO_LARGE(413),
     /** A consumer's deliveryUrl is outside RELAY_ALLOWED_DELIVERY_URLS: the relay would send its token there. */
     DELIVERY_URL_NOT_ALLOWED(400),
+    /** The {@code Idempotency-Key} header is not 1 to 128 printable ASCII characters, or is sent twice. */
+    INVALID_IDEMPOTENCY_KEY(400),
     UNAUTHENTICATED(401),
     FORBIDDEN(403),
     NOT_FOUND(404),
@@ -32,6 +34,11 @@ public enum ProblemCode {
     POSITION_AHEAD(422),
     CHAIN_BROKEN(422),
     INVALID_EVENT(422),
+    /**
+     * The {@code Idempotency-Key} was used before, by the same token identity on the same stream, for another
+     * request (another body, path or method): nothing is written.
+     */
+    IDEMPOTENCY_KEY_REUSED(422),
     INTERNAL(500),
     MAINTENANCE(503),
     STREAM_FENCED(503),
@@ -43,7 +50,13 @@ public enum ProblemCode {
      * server shutting down or restarting): transient, answered with {@code Retry-After}. A write in flight when
      * it happened may or may not be committed (its outcome is unknown); nothing is ever half committed.
      */
-    DATABASE_UNAVAILABLE(503);
+    DATABASE_UNAVAILABLE(503),
+    /**
+     * The write's commit failed (its connection lost during or after the commit), so the service cannot know whether
+     * it was committed; answered with {@code Retry-After}. It is committed whole or not at all: retry it with the same
+     * {@code Idempotency-Key} to learn which (the original result if it was, a fresh write if not).
+     */
+    OUTCOME_UNKNOWN(503);
 
     private final int status;
 

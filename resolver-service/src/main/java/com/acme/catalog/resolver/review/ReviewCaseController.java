@@ -17,6 +17,7 @@ import com.acme.catalog.contracts.review.ReviewCaseView;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
@@ -29,6 +30,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Review cases of a stream (writers open them; writers and operators read them) and their decisions (writers or
@@ -43,10 +45,12 @@ class ReviewCaseController {
 
     private final ReviewCases cases;
     private final DecisionRecorder decisions;
+    private final ObjectMapper json;
 
-    ReviewCaseController(ReviewCases cases, DecisionRecorder decisions) {
+    ReviewCaseController(ReviewCases cases, DecisionRecorder decisions, ObjectMapper json) {
         this.cases = cases;
         this.decisions = decisions;
+        this.json = json;
     }
 
     @PostMapping
@@ -54,9 +58,9 @@ class ReviewCaseController {
             @RequestBody ReviewCaseRequest body, HttpServletRequest request) {
         StreamId stream = new StreamId(tenant, catalog);
         Caller caller = Access.require(tenant, Role.WRITER);
-        UUID caseId = cases.open(stream, body, caller.name());
-        return ResponseEntity.created(URI.create(request.getRequestURI() + "/" + caseId))
-                .body(new ReviewCaseCreated(caseId, CaseStatus.OPEN));
+        IdempotencyKey key = IdempotencyKey.of(request, caller.name(), () -> json.writeValueAsBytes(body));
+        ReviewCaseCreated created = cases.open(stream, body, caller.name(), key);
+        return ResponseEntity.created(URI.create(request.getRequestURI() + "/" + created.caseId())).body(created);
     }
 
     @GetMapping("/{caseId}")
@@ -84,10 +88,11 @@ class ReviewCaseController {
     @PostMapping("/{caseId}/decisions")
     @ResponseStatus(HttpStatus.CREATED)
     DecisionReceipt decide(@PathVariable String tenant, @PathVariable String catalog, @PathVariable String caseId,
-            @RequestBody DecisionRequest body) {
+            @RequestBody DecisionRequest body, HttpServletRequest request) {
         StreamId stream = new StreamId(tenant, catalog);
         Caller caller = Access.require(tenant, Role.OPERATOR, Role.WRITER);
-        return decisions.decide(stream, UuidIds.parse("caseId", caseId), body, caller.name());
+        IdempotencyKey key = IdempotencyKey.of(request, caller.name(), () -> json.writeValueAsBytes(body));
+        return decisions.decide(stream, UuidIds.parse("caseId", caseId), body, caller.name(), key);
     }
 
     private static CaseStatus parseStatus(String status) {

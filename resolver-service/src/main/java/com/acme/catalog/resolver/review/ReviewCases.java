@@ -1,6 +1,7 @@
 package com.acme.catalog.resolver.review;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.ApiException;
@@ -9,10 +10,14 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.contracts.review.CaseStatus;
 import com.acme.catalog.contracts.review.DecisionView;
+import com.acme.catalog.contracts.review.ReviewCaseCreated;
 import com.acme.catalog.contracts.review.ReviewCaseList;
 import com.acme.catalog.contracts.review.ReviewCaseRequest;
 import com.acme.catalog.contracts.review.ReviewCaseView;
 import com.acme.catalog.resolver.evidence.ArtifactReferences;
+import com.acme.catalog.resolver.idempotency.CommitOutcome;
+import com.acme.catalog.resolver.idempotency.IdempotencyKey;
+import com.acme.catalog.resolver.idempotency.KeyClaims;
 import com.acme.catalog.resolver.stream.ChangeParser;
 
 import org.springframework.stereotype.Service;
@@ -29,30 +34,51 @@ import tools.jackson.databind.node.ObjectNode;
 @Service
 class ReviewCases {
 
+    /** The idempotency keys of case openings. */
+    private static final String KEY_SCOPE = "review-case";
+
     private final TransactionTemplate tx;
     private final ReviewCaseRepository cases;
     private final ArtifactReferences references;
     private final ObjectMapper json;
+    private final KeyClaims claims;
 
     ReviewCases(TransactionTemplate tx, ReviewCaseRepository cases, ArtifactReferences references,
-            ObjectMapper json) {
+            ObjectMapper json, KeyClaims claims) {
         this.tx = tx;
         this.cases = cases;
         this.references = references;
         this.json = json;
+        this.claims = claims;
     }
 
-    UUID open(StreamId stream, ReviewCaseRequest request, String createdBy) {
+    /**
+     * Opens a case. With an idempotency key, the key is claimed first in the same transaction: a retry of the same
+     * request answers the case the key opened and opens none.
+     *
+     * @param key null when the request has none
+     */
+    ReviewCaseCreated open(StreamId stream, ReviewCaseRequest request, String createdBy, IdempotencyKey key) {
         ObjectNode transaction = json.createObjectNode();
         transaction.putArray("changes").addAll(request.changes());
         ChangeParser.transaction(transaction); // 400 for anything a transaction would refuse
         String changes = json.writeValueAsString(transaction.get("changes"));
         UUID caseId = UuidV7.next();
-        tx.executeWithoutResult(status -> {
+        return CommitOutcome.execute(tx, "a review case of stream " + stream, status -> {
+            if (key != null) {
+                Optional<String> earlier = claims.claim(stream, KEY_SCOPE, key);
+                if (earlier.isPresent()) {
+                    return json.readValue(earlier.get(), ReviewCaseCreated.class);
+                }
+            }
             references.lock(stream.tenant(), references.artifactsOfClaims(stream, request.claimIds()).values());
             cases.insert(caseId, stream, changes, request.claimIds(), createdBy);
+            ReviewCaseCreated created = new ReviewCaseCreated(caseId, CaseStatus.OPEN);
+            if (key != null) {
+                claims.answer(stream, KEY_SCOPE, key, json.writeValueAsString(created));
+            }
+            return created;
         });
-        return caseId;
     }
 
     ReviewCaseView read(StreamId stream, UUID caseId) {

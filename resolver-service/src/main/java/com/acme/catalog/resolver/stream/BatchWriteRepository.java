@@ -12,6 +12,7 @@ import java.util.function.Function;
 
 import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;
 import com.acme.catalog.resolver.stream.StateAccess.RevisionRow;
@@ -80,6 +81,16 @@ class BatchWriteRepository {
             .include(CursorRepository.LOCK_OPEN, Lookup::stream)
             .sql(";\n")).build();
 
+    /**
+     * {@link #LOCK_THEN_PREFETCH}, then the lookup of the writes' idempotency keys ({@link WriteKeys#FIND}): five
+     * statements in one round trip, the lookup, like the prefetch, with a snapshot taken after the lock was granted.
+     */
+    static final BoundSql<KeyedLookup> LOCK_THEN_PREFETCH_THEN_FIND_KEYS = BoundSql.<KeyedLookup>builder()
+            .include(LOCK_THEN_PREFETCH, KeyedLookup::lookup)
+            .sql(";\n")
+            .include(WriteKeys.FIND, k -> new WriteKeys.Lookup(k.lookup().stream(), k.keys()))
+            .build();
+
     private static final UnnestColumns<RevisionRow> REVISION_COLUMNS = UnnestColumns.of(RevisionRow.class)
             .text("aggregate_type", RevisionRow::aggregateType)
             .text("aggregate_id", RevisionRow::aggregateId)
@@ -141,6 +152,16 @@ class BatchWriteRepository {
      * {@link CursorRepository#advance} does.
      */
     static final BoundSql<Write> WRITE_ALL = writeRows(BoundSql.<Write>builder().sql("WITH "), "").build();
+
+    /**
+     * {@link #WRITE_ALL}, then the store of the idempotency keys of the writes it holds ({@link WriteKeys#REMEMBER}),
+     * in one round trip.
+     */
+    static final BoundSql<KeyedWrite> WRITE_ALL_THEN_REMEMBER_KEYS = BoundSql.<KeyedWrite>builder()
+            .include(WRITE_ALL, KeyedWrite::write)
+            .sql(";\n")
+            .include(WriteKeys.REMEMBER, k -> new WriteKeys.Remember(k.write().rows().stream(), k.remembered()))
+            .build();
 
     /** What makes {@link #LOCK_THEN_WRITE_PREPARED}'s parts insert nothing: the locked cursor is elsewhere. */
     private static final String GUARD = "WHERE EXISTS (SELECT 1 FROM guard)";
@@ -296,8 +317,20 @@ class BatchWriteRepository {
      */
     LockedPrefetch lockAndPrefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType,
             List<Change.ItemRef> refs) {
-        Object[] params = LOCK_THEN_PREFETCH.params(new Lookup(s, idsByType, refs));
-        return template.execute(LOCK_THEN_PREFETCH.sql(), (PreparedStatementCallback<LockedPrefetch>) ps -> {
+        return lockAndPrefetch(s, idsByType, refs, List.of());
+    }
+
+    /**
+     * {@link #lockAndPrefetch(StreamId, Map, List)} that also looks up the writes' idempotency keys after the lock,
+     * in the same round trip (none looked up when {@code keys} is empty).
+     */
+    LockedPrefetch lockAndPrefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType,
+            List<Change.ItemRef> refs, List<IdempotencyKey> keys) {
+        Lookup lookup = new Lookup(s, idsByType, refs);
+        String sql = keys.isEmpty() ? LOCK_THEN_PREFETCH.sql() : LOCK_THEN_PREFETCH_THEN_FIND_KEYS.sql();
+        Object[] params = keys.isEmpty() ? LOCK_THEN_PREFETCH.params(lookup)
+                : LOCK_THEN_PREFETCH_THEN_FIND_KEYS.params(new KeyedLookup(lookup, keys));
+        return template.execute(sql, (PreparedStatementCallback<LockedPrefetch>) ps -> {
             new ArgumentPreparedStatementSetter(params).setValues(ps);
             ps.execute();
             if (!ps.getMoreResults()) { // past the SET, to the maintenance hold
@@ -313,7 +346,18 @@ class BatchWriteRepository {
                     found.add(rs);
                 }
             }
-            return new LockedPrefetch(cursor, found);
+            Map<WriteKeys.Scoped, WriteKeys.Stored> stored = new HashMap<>();
+            if (!keys.isEmpty()) {
+                if (!ps.getMoreResults()) {
+                    throw new IllegalStateException("the key lookup after the prefetch returned no rows");
+                }
+                try (ResultSet rs = ps.getResultSet()) {
+                    while (rs.next()) {
+                        WriteKeys.readFound(rs, stored);
+                    }
+                }
+            }
+            return new LockedPrefetch(cursor, found, stored);
         });
     }
 
@@ -338,8 +382,33 @@ class BatchWriteRepository {
      * @throws IllegalStateException when the cursor was not at {@code from} (the caller does not hold the lock)
      */
     void writeAll(Rows rows, Cursor from, Cursor to) {
-        long moved = jdbc.sql(WRITE_ALL.sql()).params(WRITE_ALL.params(new Write(rows, from, to)))
-                .query((rs, n) -> 1).list().size();
+        writeAll(rows, from, to, List.of());
+    }
+
+    /**
+     * {@link #writeAll(Rows, Cursor, Cursor)} that also stores the idempotency keys of the writes, in the same round
+     * trip.
+     */
+    void writeAll(Rows rows, Cursor from, Cursor to, List<WriteKeys.Remembered> keys) {
+        long moved;
+        if (keys.isEmpty()) {
+            moved = jdbc.sql(WRITE_ALL.sql()).params(WRITE_ALL.params(new Write(rows, from, to)))
+                    .query((rs, n) -> 1).list().size();
+        } else {
+            Object[] params = WRITE_ALL_THEN_REMEMBER_KEYS.params(new KeyedWrite(new Write(rows, from, to), keys));
+            moved = template.execute(WRITE_ALL_THEN_REMEMBER_KEYS.sql(), (PreparedStatementCallback<Long>) ps -> {
+                new ArgumentPreparedStatementSetter(params).setValues(ps);
+                ps.execute();
+                long n = 0;
+                try (ResultSet rs = ps.getResultSet()) {
+                    while (rs.next()) {
+                        n++;
+                    }
+                }
+                ps.getMoreResults(); // the keys' insert: its count is the number of keys, or it threw
+                return n;
+            });
+        }
         if (moved != 1) {
             throw new IllegalStateException("cursor of " + rows.stream() + " epoch " + from.epoch()
                     + " moved under a held lock (expected position " + from.position() + ")");
@@ -419,7 +488,15 @@ class BatchWriteRepository {
      * What the cursor lock read (null: no open cursor row yet, nothing locked; otherwise still to be admitted by the
      * {@link WriteGate}) and the prefetch read after the lock.
      */
-    record LockedPrefetch(CursorLock lock, Prefetched prefetched) {
+    record LockedPrefetch(CursorLock lock, Prefetched prefetched, Map<WriteKeys.Scoped, WriteKeys.Stored> keys) {
+    }
+
+    /** The parameters of a lock and prefetch that also looks up idempotency keys. */
+    record KeyedLookup(Lookup lookup, List<IdempotencyKey> keys) {
+    }
+
+    /** The parameters of a write that also stores idempotency keys. */
+    record KeyedWrite(Write write, List<WriteKeys.Remembered> remembered) {
     }
 
     /**

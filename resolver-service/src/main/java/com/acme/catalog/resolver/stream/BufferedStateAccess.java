@@ -144,6 +144,11 @@ final class BufferedStateAccess implements StateAccess {
         batch.writeAll(rows(), from, to);
     }
 
+    /** {@link #flush(Cursor, Cursor)} storing the idempotency keys of the writes in the same round trip. */
+    void flush(Cursor from, Cursor to, List<WriteKeys.Remembered> keys) {
+        batch.writeAll(rows(), from, to, keys);
+    }
+
     /** Everything pending, for a write sent now ({@link #flush}) or later (see {@link ChunkWriter#prepare}). */
     BatchWriteRepository.Rows rows() {
         return new BatchWriteRepository.Rows(stream, List.copyOf(items.values()), List.copyOf(mappings.values()),

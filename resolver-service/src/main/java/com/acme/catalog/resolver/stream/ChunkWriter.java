@@ -2,12 +2,14 @@ package com.acme.catalog.resolver.stream;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 
 import org.springframework.stereotype.Service;
@@ -35,11 +37,13 @@ public class ChunkWriter {
     private final BatchWriteRepository batch;
     private final ObjectMapper json;
     private final ChangeApplier applier;
+    private final WriteKeys writeKeys;
 
-    ChunkWriter(CursorRepository cursors, BatchWriteRepository batch, ObjectMapper json) {
+    ChunkWriter(CursorRepository cursors, BatchWriteRepository batch, ObjectMapper json, WriteKeys writeKeys) {
         this.cursors = cursors;
         this.batch = batch;
         this.json = json;
+        this.writeKeys = writeKeys;
         this.applier = new ChangeApplier(json);
     }
 
@@ -50,31 +54,74 @@ public class ChunkWriter {
      * @return one result per logical transaction, in order; never null
      */
     public List<WriteResult> appendLocked(StreamId stream, List<List<Change>> transactions) {
-        return LogicalTransactionFailure.unwrap(() -> appendAttributed(stream, transactions));
+        return LogicalTransactionFailure.unwrap(() -> appendAttributed(stream, unkeyed(transactions)).results());
     }
 
     /**
-     * {@link #appendLocked}, except that a failure caused by one logical transaction's own changes comes as a
-     * {@link LogicalTransactionFailure} naming it (for {@link WriteCoalescer}).
+     * {@link #appendLocked} for writes that may carry idempotency keys, and a failure caused by one logical
+     * transaction's own changes (or its key, used before for another request) comes as a
+     * {@link LogicalTransactionFailure} naming it (for {@link WriteCoalescer}). The keys are looked up after the
+     * cursor lock is granted: a write whose key is stored answers the stored result and writes nothing, and so does
+     * a write whose key an earlier write of the same list carries; every other keyed write stores its key with its
+     * result in this transaction ({@link KeyPlan}).
      */
-    List<WriteResult> appendAttributed(StreamId stream, List<List<Change>> transactions) {
+    Appended appendAttributed(StreamId stream, List<LogicalWrite> writes) {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("appendLocked needs an open transaction");
         }
+        List<List<Change>> transactions = new ArrayList<>(writes.size());
+        List<IdempotencyKey> keys = new ArrayList<>();
+        for (LogicalWrite w : writes) {
+            transactions.add(w.changes());
+            if (w.key() != null) {
+                keys.add(w.key());
+            }
+        }
         BufferedStateAccess.Reads reads = BufferedStateAccess.reads(transactions);
-        BatchWriteRepository.LockedPrefetch lp = batch.lockAndPrefetch(stream, reads.idsByType(), reads.refs());
+        // the keys are read after the lock (in the same round trip): a key committed by a write before it is seen,
+        // one committed after it cannot be yet
+        BatchWriteRepository.LockedPrefetch lp = batch.lockAndPrefetch(stream, reads.idsByType(), reads.refs(),
+                keys);
         Cursor locked = lp.lock() == null ? null : cursors.admit(stream, lp.lock());
         BatchWriteRepository.Prefetched found = lp.prefetched();
+        Map<WriteKeys.Scoped, WriteKeys.Stored> stored = lp.keys();
         if (locked == null) {
             // first write of the stream: create and lock its cursor row, then read again under the lock
             locked = cursors.lockCursor(stream);
             found = batch.prefetch(stream, reads.idsByType(), reads.refs());
+            stored = keys.isEmpty() ? Map.of() : writeKeys.find(stream, keys);
+        }
+        KeyPlan plan = KeyPlan.of(writes, stored);
+        if (plan.nothingToApply()) {
+            return new Appended(plan.results(List.of()), List.of());
         }
         BufferedStateAccess buffer = new BufferedStateAccess(batch, stream, reads, found);
         EventAppender appender = new EventAppender(json, locked, Instant.now().truncatedTo(ChronoUnit.MILLIS));
-        List<WriteResult> results = applier.applyAll(stream, appender, transactions, buffer);
-        buffer.flush(locked, appender.cursor());
-        return results;
+        List<WriteResult> applied;
+        try {
+            applied = applier.applyAll(stream, appender, plan.toApply(), buffer);
+        } catch (LogicalTransactionFailure f) {
+            throw new LogicalTransactionFailure(plan.writeIndex(f.index()), f.failure());
+        }
+        buffer.flush(locked, appender.cursor(), plan.toRemember(applied));
+        return new Appended(plan.results(applied), applied);
+    }
+
+    private static List<LogicalWrite> unkeyed(List<List<Change>> transactions) {
+        List<LogicalWrite> out = new ArrayList<>(transactions.size());
+        for (List<Change> t : transactions) {
+            out.add(LogicalWrite.unkeyed(t));
+        }
+        return out;
+    }
+
+    /**
+     * What {@link #appendAttributed} did.
+     *
+     * @param results one per write, in order (a repeated key's the stored or earlier result)
+     * @param applied the results of the writes it wrote, in order (none of a repeated key)
+     */
+    record Appended(List<WriteResult> results, List<WriteResult> applied) {
     }
 
     /**

@@ -11,6 +11,7 @@ import com.acme.catalog.contracts.stream.TransactionAnswer;
 import com.acme.catalog.contracts.stream.WriteAnswer;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -23,6 +24,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** Writes to accepted state and the stream cursor read. */
 @RestController
@@ -32,18 +34,23 @@ class StreamController {
     private final StreamWriter writer;
     private final CursorRepository cursors;
     private final List<PrunedThroughSource> prunedThrough;
+    private final ObjectMapper json;
 
-    StreamController(StreamWriter writer, CursorRepository cursors, List<PrunedThroughSource> prunedThrough) {
+    StreamController(StreamWriter writer, CursorRepository cursors, List<PrunedThroughSource> prunedThrough,
+            ObjectMapper json) {
         this.writer = writer;
         this.cursors = cursors;
         this.prunedThrough = prunedThrough;
+        this.json = json;
     }
 
     @PutMapping("/items/{itemId}")
     WriteAnswer putItem(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String itemId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.upsertItem(itemId, body)), bytes(request)));
+        IdempotencyKey key = key(request, body);
+        return single(writer.write(s, new LogicalWrite(List.of(ChangeParser.upsertItem(itemId, body)), key),
+                bytes(request)));
     }
 
     @DeleteMapping("/items/{itemId}")
@@ -51,35 +58,44 @@ class StreamController {
             @PathVariable String itemId, @RequestParam(required = false) Integer expectedRevision,
             HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.deleteItem(itemId, expectedRevision)), bytes(request)));
+        IdempotencyKey key = key(request, null);
+        return single(writer.write(s, new LogicalWrite(List.of(ChangeParser.deleteItem(itemId, expectedRevision)),
+                key), bytes(request)));
     }
 
     @PutMapping("/mappings/{mappingId}")
     WriteAnswer putMapping(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String mappingId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.upsertMapping(mappingId, body)), bytes(request)));
+        IdempotencyKey key = key(request, body);
+        return single(writer.write(s, new LogicalWrite(List.of(ChangeParser.upsertMapping(mappingId, body)), key),
+                bytes(request)));
     }
 
     @PutMapping("/policies/{policyId}")
     WriteAnswer putPolicy(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String policyId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.upsertPolicy(policyId, body)), bytes(request)));
+        IdempotencyKey key = key(request, body);
+        return single(writer.write(s, new LogicalWrite(List.of(ChangeParser.upsertPolicy(policyId, body)), key),
+                bytes(request)));
     }
 
     @PutMapping("/releases/{releaseId}")
     WriteAnswer putRelease(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String releaseId, @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        return single(writer.write(s, List.of(ChangeParser.putRelease(releaseId, body)), bytes(request)));
+        IdempotencyKey key = key(request, body);
+        return single(writer.write(s, new LogicalWrite(List.of(ChangeParser.putRelease(releaseId, body)), key),
+                bytes(request)));
     }
 
     @PostMapping("/transactions")
     TransactionAnswer transaction(@PathVariable String tenant, @PathVariable String catalog,
             @RequestBody JsonNode body, HttpServletRequest request) {
         StreamId s = authorizedWrite(tenant, catalog);
-        WriteResult r = writer.write(s, ChangeParser.transaction(body), bytes(request));
+        IdempotencyKey key = key(request, body);
+        WriteResult r = writer.write(s, new LogicalWrite(ChangeParser.transaction(body), key), bytes(request));
         return new TransactionAnswer(r.epoch(), r.firstPosition(), r.lastPosition(), r.transactionId());
     }
 
@@ -97,6 +113,15 @@ class StreamController {
         StreamId s = new StreamId(tenant, catalog);
         Access.require(tenant, Role.WRITER);
         return s;
+    }
+
+    /**
+     * The request's {@code Idempotency-Key} (null: none), checked before anything is parsed or written; its
+     * fingerprint covers method, path, query and the body as parsed.
+     */
+    private IdempotencyKey key(HttpServletRequest request, JsonNode body) {
+        return IdempotencyKey.of(request, Access.caller().name(),
+                () -> body == null ? null : json.writeValueAsBytes(body));
     }
 
     /** The request body's size as sent, for the coalescing byte bound (0 when the client did not say). */

@@ -2,9 +2,11 @@ package com.acme.catalog.resolver.stream;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.idempotency.CommitOutcome;
 
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -60,11 +62,24 @@ public class StreamWriter {
      * coalescing byte bound.
      */
     public WriteResult write(StreamId stream, List<Change> changes, long bytes) {
+        return write(stream, LogicalWrite.unkeyed(changes), bytes);
+    }
+
+    /**
+     * {@link #write(StreamId, List, long)} for a write that may carry an idempotency key. Under the cursor lock, a
+     * key this identity stored on this stream before answers the stored result and writes nothing (the same request)
+     * or fails with 422 {@code IDEMPOTENCY_KEY_REUSED} (another request); a new key is stored with the result in the
+     * write's own transaction. Coalesced or alone, the answer is the same.
+     *
+     * @throws com.acme.catalog.contracts.ApiException 503 {@code OUTCOME_UNKNOWN} when the commit failed: the write
+     *         may or may not be committed (whole or not at all); a retry with the same key tells which
+     */
+    public WriteResult write(StreamId stream, LogicalWrite write, long bytes) {
         // inside a caller's transaction the write joins it, so it must not carry other callers' writes
         if (coalescer != null && !TransactionSynchronizationManager.isActualTransactionActive()) {
-            return coalescer.write(stream, changes, bytes);
+            return coalescer.write(stream, write, bytes);
         }
-        return writeAll(stream, List.of(changes)).get(0);
+        return commitOne(stream, List.of(write)).get(0);
     }
 
     /**
@@ -72,8 +87,16 @@ public class StreamWriter {
      * or none is.
      */
     public List<WriteResult> writeAll(StreamId stream, List<List<Change>> transactions) {
+        List<LogicalWrite> writes = new ArrayList<>(transactions.size());
+        for (List<Change> t : transactions) {
+            writes.add(LogicalWrite.unkeyed(t));
+        }
+        return commitOne(stream, writes);
+    }
+
+    private List<WriteResult> commitOne(StreamId stream, List<LogicalWrite> writes) {
         try {
-            return commitAttributed(stream, transactions);
+            return commitAttributed(stream, writes);
         } catch (LogicalTransactionFailure e) {
             throw e.failure();
         } catch (WriteCoalescer.CommitFailure e) {
@@ -87,21 +110,22 @@ public class StreamWriter {
     }
 
     /** One physical transaction through the buffered path, telling apart whose failure and a failed commit. */
-    private List<WriteResult> commitAttributed(StreamId stream, List<List<Change>> transactions) {
+    private List<WriteResult> commitAttributed(StreamId stream, List<LogicalWrite> writes) {
         long started = System.nanoTime();
         boolean[] written = new boolean[1];
         try {
-            List<WriteResult> results = tx.execute(status -> {
-                List<WriteResult> r = chunkWriter.appendAttributed(stream, transactions);
+            ChunkWriter.Appended appended = tx.execute(status -> {
+                ChunkWriter.Appended a = chunkWriter.appendAttributed(stream, writes);
                 written[0] = true;
-                return r;
+                return a;
             });
-            metrics.committed(stream, results, System.nanoTime() - started);
-            return results;
+            metrics.committed(stream, appended.applied(), System.nanoTime() - started);
+            return appended.results();
         } catch (RuntimeException e) {
             metrics.failed(stream, System.nanoTime() - started);
             if (written[0]) {
-                throw new WriteCoalescer.CommitFailure(e);
+                // the commit failed: the client learns that its outcome is unknown (503), never a bare 500
+                throw new WriteCoalescer.CommitFailure(CommitOutcome.unknown("a write to stream " + stream, e));
             }
             throw e;
         }

@@ -21,7 +21,13 @@ import com.acme.catalog.contracts.StreamId;
  * physical transaction (the failed one rolled back whole, so nothing of it is written). A failure no write caused
  * (a statement or lock error) sends each write of the group through its own physical transaction, unless it is a
  * refusal of the stream itself (503 from the {@link WriteGate}), which every write of the group gets. A failed commit
- * is not retried: its outcome is unknown, as it would be for a single write, and every caller of it gets the error.
+ * is not retried: its outcome is unknown, as it would be for a single write, and every caller of it gets the error
+ * (503 {@code OUTCOME_UNKNOWN}).
+ *
+ * <p>Idempotency keys travel with their writes ({@link LogicalWrite}) and are looked up by the physical transaction
+ * under the cursor lock ({@link ChunkWriter#appendAttributed}): a retry of a committed key answers the stored result,
+ * two writes of one key in a group apply once, a key reused for another request fails that write alone. So a keyed
+ * write gets the same answer coalesced or not.
  *
  * <p>Coalescing is per process; writes from other instances are still serialized by the cursor row lock.
  */
@@ -51,8 +57,16 @@ final class WriteCoalescer {
      * @throws RuntimeException exactly what the write would have thrown in its own physical transaction
      */
     WriteResult write(StreamId stream, List<Change> changes, long bytes) {
+        return write(stream, LogicalWrite.unkeyed(changes), bytes);
+    }
+
+    /**
+     * {@link #write(StreamId, List, long)} for a write that may carry an idempotency key: the physical transaction
+     * looks the group's keys up under the cursor lock, so a keyed write gets the same answer coalesced or alone.
+     */
+    WriteResult write(StreamId stream, LogicalWrite write, long bytes) {
         Lane lane = lanes.computeIfAbsent(stream, Lane::new);
-        Member me = new Member(changes, Math.max(0, bytes));
+        Member me = new Member(write, Math.max(0, bytes));
         boolean lead;
         synchronized (lane) {
             lane.arrived(me.enqueued);
@@ -238,7 +252,7 @@ final class WriteCoalescer {
 
     private void commitAlone(StreamId stream, Member m) {
         try {
-            m.succeed(physical.commit(stream, List.of(m.changes)).get(0));
+            m.succeed(physical.commit(stream, List.of(m.write)).get(0));
             metrics.coalesced(stream, 1);
         } catch (LogicalTransactionFailure f) {
             m.fail(f.failure());
@@ -249,10 +263,10 @@ final class WriteCoalescer {
         }
     }
 
-    private static List<List<Change>> transactions(List<Member> members) {
-        List<List<Change>> out = new ArrayList<>(members.size());
+    private static List<LogicalWrite> transactions(List<Member> members) {
+        List<LogicalWrite> out = new ArrayList<>(members.size());
         for (Member m : members) {
-            out.add(m.changes);
+            out.add(m.write);
         }
         return out;
     }
@@ -268,7 +282,7 @@ final class WriteCoalescer {
          * @throws LogicalTransactionFailure when one transaction's own changes failed (nothing was written)
          * @throws CommitFailure             when the commit itself failed (outcome unknown)
          */
-        List<WriteResult> commit(StreamId stream, List<List<Change>> transactions);
+        List<WriteResult> commit(StreamId stream, List<LogicalWrite> transactions);
     }
 
     /** The commit of a physical transaction failed after every statement succeeded: its outcome is unknown. */
@@ -320,6 +334,7 @@ final class WriteCoalescer {
 
     /** One logical write and the thread waiting for it. */
     private static final class Member {
+        final LogicalWrite write;
         final List<Change> changes;
         final long bytes;
         final long enqueued = System.nanoTime();
@@ -328,8 +343,9 @@ final class WriteCoalescer {
         private WriteResult result;
         private Throwable failure;
 
-        Member(List<Change> changes, long bytes) {
-            this.changes = changes;
+        Member(LogicalWrite write, long bytes) {
+            this.write = write;
+            this.changes = write.changes();
             this.bytes = bytes;
         }
 

@@ -413,7 +413,7 @@ class WriteCoalescerTest {
         }
 
         @Override
-        public List<WriteResult> commit(StreamId stream, List<List<Change>> transactions) {
+        public List<WriteResult> commit(StreamId stream, List<LogicalWrite> transactions) {
             boolean hold;
             synchronized (this) {
                 hold = first;
@@ -452,12 +452,12 @@ class WriteCoalescerTest {
                 long p = position;
                 List<WriteResult> results = new ArrayList<>();
                 for (int t = 0; t < transactions.size(); t++) {
-                    String id = transactions.get(t).get(0).aggregateId();
+                    String id = transactions.get(t).changes().get(0).aggregateId();
                     if (failing.test(id)) {
                         throw new LogicalTransactionFailure(t, new ApiException(ProblemCode.NOT_FOUND, id));
                     }
                     long firstPosition = p + 1;
-                    p += transactions.get(t).size();
+                    p += transactions.get(t).changes().size();
                     results.add(new WriteResult(1, firstPosition, p, UUID.randomUUID(), 1));
                 }
                 position = p;

@@ -31,6 +31,12 @@ public class ApiExceptionHandler {
         if (e.code().status() >= 500) {
             log.warn("{} {}: {} {}", req.getMethod(), req.getRequestURI(), e.code(), e.getMessage());
         }
+        if (e.code() == ProblemCode.OUTCOME_UNKNOWN) {
+            // a retry with the write's Idempotency-Key learns the outcome; soon is fine, the commit has ended
+            return ResponseEntity.status(e.code().status()).header("Retry-After", DATABASE_RETRY_AFTER_SECONDS)
+                    .contentType(Problems.PROBLEM_JSON).body(Problems.body(e.code(), e.getMessage(),
+                            req.getRequestURI()));
+        }
         return Problems.response(e.code(), e.getMessage(), req.getRequestURI());
     }
 
@@ -104,7 +110,10 @@ public class ApiExceptionHandler {
         return Problems.response(ProblemCode.METHOD_NOT_ALLOWED, e.getMessage(), req.getRequestURI());
     }
 
-    /** Seconds a client is told to wait before retrying after {@link ProblemCode#DATABASE_UNAVAILABLE}. */
+    /**
+     * Seconds a client is told to wait before retrying after {@link ProblemCode#DATABASE_UNAVAILABLE} or
+     * {@link ProblemCode#OUTCOME_UNKNOWN}.
+     */
     static final String DATABASE_RETRY_AFTER_SECONDS = "1";
 
     @ExceptionHandler(Exception.class)

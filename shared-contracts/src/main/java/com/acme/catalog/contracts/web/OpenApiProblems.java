@@ -57,6 +57,8 @@ public final class OpenApiProblems implements OpenApiCustomizer {
             Rule.of("POST", "/v1/streams/{t}/{c}/review-cases", ProblemCode.EVIDENCE_EXPIRED),
             Rule.of("POST", "/v1/streams/{t}/{c}/review-cases/{id}/decisions", ProblemCode.CASE_DECIDED,
                     ProblemCode.REVISION_CONFLICT, ProblemCode.MAINTENANCE, ProblemCode.HISTORY_ROLLED_BACK),
+            // every write of a stream takes an Idempotency-Key (docs/writes.md)
+            keyedWrite("PUT"), keyedWrite("DELETE"), keyedWrite("POST"),
             Rule.of("POST", "/v1/streams/{t}/{c}/extraction-runs", ProblemCode.EVIDENCE_EXPIRED),
             Rule.of("POST", "/v1/tenants/{t}/evidence", ProblemCode.PAYLOAD_TOO_LARGE),
             Rule.of("POST", "/v1/streams/{t}/{c}/bootstrap-import", ProblemCode.DESTINATION_NOT_EMPTY,
@@ -133,6 +135,13 @@ public final class OpenApiProblems implements OpenApiCustomizer {
             r.addExtension("x-problem-codes", names);
             responses.addApiResponse(String.valueOf(status), r);
         });
+    }
+
+    /** The codes of an {@code Idempotency-Key} on the resolver's stream writes of {@code method}. */
+    private static Rule keyedWrite(String method) {
+        return Rule.of(method, "/v1/streams/{t}/{c}/(items|mappings|policies|releases|transactions|review-cases)"
+                + "(/{id})?(/decisions)?", ProblemCode.INVALID_IDEMPOTENCY_KEY, ProblemCode.IDEMPOTENCY_KEY_REUSED,
+                ProblemCode.OUTCOME_UNKNOWN);
     }
 
     private static void add(Map<Integer, List<ProblemCode>> byStatus, ProblemCode... codes) {

@@ -1,0 +1,121 @@
+package com.acme.catalog.resolver.stream;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.resolver.idempotency.IdempotencyKey;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The idempotency keys of cursor-locked writes (scope {@code write} of {@code idempotency_key}), read and written
+ * only by a transaction that holds the stream's cursor lock: a key is looked up after the lock is granted (each
+ * statement's snapshot under READ COMMITTED is taken when it starts, so it sees every write committed before the
+ * lock) and stored by the transaction that commits its write. Both statements ride in round trips the write makes
+ * anyway ({@link BatchWriteRepository}: the lookup after the lock and prefetch, the store after the write), so a
+ * keyed write costs no extra round trip. So two writes with one key on one stream never both
+ * miss it, whichever instance or coalesced group carries them.
+ */
+@Repository
+class WriteKeys {
+
+    static final String SCOPE = "write";
+
+    private static final UnnestColumns<IdempotencyKey> KEY_COLUMNS = UnnestColumns.of(IdempotencyKey.class, "q")
+            .text("identity", IdempotencyKey::identity)
+            .text("idempotency_key", IdempotencyKey::value);
+
+    /** The stored keys among the looked-up ones; read its rows with {@link #readFound}. */
+    static final BoundSql<Lookup> FIND = BoundSql.<Lookup>builder()
+            .sql("""
+                    SELECT q.identity, q.idempotency_key, k.request_sha256, k.epoch, k.first_position,
+                           k.last_position, k.transaction_id, k.revision
+                      FROM\s""")
+            .unnest(Lookup::keys, KEY_COLUMNS)
+            .sql("""
+
+                      JOIN idempotency_key k
+                        ON k.tenant = ? AND k.catalog = ? AND k.scope = ? AND k.identity = q.identity
+                       AND k.idempotency_key = q.idempotency_key
+                    """, l -> l.stream().tenant(), l -> l.stream().catalog(), l -> SCOPE)
+            .build();
+
+    private static final UnnestColumns<Remembered> REMEMBERED_COLUMNS = UnnestColumns.of(Remembered.class)
+            .text("identity", r -> r.key().identity())
+            .text("idempotency_key", r -> r.key().value())
+            .text("request_sha256", r -> r.key().fingerprint())
+            .uuids("transaction_id", r -> r.result().transactionId())
+            .bigints("epoch", r -> r.result().epoch())
+            .bigints("first_position", r -> r.result().firstPosition())
+            .bigints("last_position", r -> r.result().lastPosition())
+            .ints("revision", r -> r.result().revision());
+
+    /** Stores keys with their writes' results. */
+    static final BoundSql<Remember> REMEMBER = BoundSql.<Remember>builder()
+            .sql("""
+                    INSERT INTO idempotency_key (tenant, catalog, identity, scope, idempotency_key, request_sha256,
+                                                 transaction_id, epoch, first_position, last_position, revision)
+                    SELECT ?, ?, u.identity, ?, u.idempotency_key, u.request_sha256, u.transaction_id, u.epoch,
+                           u.first_position, u.last_position, u.revision
+                      FROM\s""", r -> r.stream().tenant(), r -> r.stream().catalog(), r -> SCOPE)
+            .unnest(Remember::rows, REMEMBERED_COLUMNS)
+            .build();
+
+    private final JdbcClient jdbc;
+
+    WriteKeys(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /**
+     * The stored keys among {@code keys}, by identity and key (caller holds the stream's cursor lock). The usual
+     * write finds its keys in the round trip of the lock instead ({@link BatchWriteRepository#lockAndPrefetch}); this
+     * is for a stream's first write, whose cursor row is created and locked afterwards.
+     *
+     * @return what each found key's write got and the fingerprint of its request
+     */
+    Map<Scoped, Stored> find(StreamId stream, List<IdempotencyKey> keys) {
+        Map<Scoped, Stored> found = new HashMap<>();
+        jdbc.sql(FIND.sql()).params(FIND.params(new Lookup(stream, keys))).query(rs -> {
+            readFound(rs, found);
+        });
+        return found;
+    }
+
+    /** Adds the current row of a {@link #FIND} result to {@code found}. */
+    static void readFound(ResultSet rs, Map<Scoped, Stored> found) throws SQLException {
+        found.put(new Scoped(rs.getString(1), rs.getString(2)), new Stored(rs.getString(3),
+                new WriteResult(rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getObject(7, UUID.class),
+                        rs.getInt(8))));
+    }
+
+    /** A key as the table tells keys apart within one stream and scope. */
+    record Scoped(String identity, String value) {
+
+        static Scoped of(IdempotencyKey key) {
+            return new Scoped(key.identity(), key.value());
+        }
+    }
+
+    /** A stored key: its request's fingerprint and what its write got. */
+    record Stored(String fingerprint, WriteResult result) {
+    }
+
+    /** A key to store and the result of its write. */
+    record Remembered(IdempotencyKey key, WriteResult result) {
+    }
+
+    /** The parameters of {@link #FIND}. */
+    record Lookup(StreamId stream, List<IdempotencyKey> keys) {
+    }
+
+    /** The parameters of {@link #REMEMBER}. */
+    record Remember(StreamId stream, List<Remembered> rows) {
+    }
+}
