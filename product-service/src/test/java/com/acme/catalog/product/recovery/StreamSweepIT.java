@@ -34,7 +34,7 @@ import org.springframework.web.client.RestClient;
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
         "product.consumer-id=product-sweep", "product.recovery.enabled=true", "product.recovery.instance-id=sweep",
         // every sweep checks positions; the scheduled ones are out of the way
-        "product.recovery.interval-ms=1", "product.epochs.poll-ms=3600000",
+        "product.recovery.interval-ms=1", "product.epochs.poll-ms=3600000", "product.rollbacks.poll=PT1H",
         "product.recovery.initial-backoff-ms=100", "product.recovery.max-backoff-ms=400"})
 class StreamSweepIT {
 
