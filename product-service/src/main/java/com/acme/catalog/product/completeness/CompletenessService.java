@@ -117,14 +117,14 @@ public class CompletenessService implements SchedulingConfigurer {
             reason = "EPOCH_CHANGED: the product serves epoch " + g.epoch() + " but the current epoch is " + current
                     + (running ? "; rebuilding from an export of it (" + rebuild.get().phase() + ")"
                             : "; the recovery worker rebuilds from an export of it");
-        } else if (lostHistory(s, g).isPresent()) {
-            state = CompletenessState.BLOCKED;
-            reason = "HISTORY_ROLLED_BACK: " + lostHistory(s, g).get() + (running ? "; rebuilding ("
-                    + rebuild.get().phase() + ")" : "; public reads are refused until it is rebuilt");
         } else if (g.divergence() != null) {
             state = CompletenessState.BLOCKED;
             reason = "CHAIN_DIVERGED: " + g.divergence() + (running ? "; rebuilding (" + rebuild.get().phase() + ")"
                     : "; a rebuild replaces the generation");
+        } else if (lostHistory(s, g).isPresent()) {
+            state = CompletenessState.BLOCKED;
+            reason = "HISTORY_ROLLED_BACK: " + lostHistory(s, g).get() + (running ? "; rebuilding ("
+                    + rebuild.get().phase() + ")" : "; public reads are refused until it is rebuilt");
         } else if (g.parked() > 0) {
             state = CompletenessState.BLOCKED;
             reason = "PARKED_EVENTS: " + g.parked() + " event(s) wait for a dependency";
