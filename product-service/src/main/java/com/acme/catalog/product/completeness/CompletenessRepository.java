@@ -21,7 +21,7 @@ class CompletenessRepository {
 
     private static final String SQL_SERVING = """
             SELECT g.generation_id, g.epoch, g.applied_position, g.chain_position, g.highest_seen_position,
-                   g.updated_at, g.divergence,
+                   g.updated_at, g.divergence, g.chain_digest,
                    (SELECT count(*) FROM held_event h WHERE h.generation_id = g.generation_id
                        AND h.state = 'PARKED') AS parked,
                    (SELECT count(*) FROM held_event h WHERE h.generation_id = g.generation_id
@@ -32,7 +32,7 @@ class CompletenessRepository {
     /** Every serving generation with its held-event counts, in one statement (the refresh's read). */
     private static final String SQL_ALL_SERVING = """
             SELECT s.tenant, s.catalog, g.generation_id, g.epoch, g.applied_position, g.chain_position,
-                   g.highest_seen_position, g.updated_at, g.divergence,
+                   g.highest_seen_position, g.updated_at, g.divergence, g.chain_digest,
                    coalesce(h.parked, 0) AS parked, coalesce(h.pending, 0) AS pending
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
               LEFT JOIN (SELECT generation_id, count(*) FILTER (WHERE state = 'PARKED') AS parked,
@@ -54,7 +54,7 @@ class CompletenessRepository {
 
     /** The serving generation as completeness sees it; {@code divergence} null unless it diverged. */
     record Serving(long generationId, long epoch, long appliedPosition, long chainPosition, long highestSeen,
-            Instant updatedAt, long parked, long pending, String divergence) {
+            Instant updatedAt, long parked, long pending, String divergence, String chainDigest) {
     }
 
     private final JdbcClient jdbc;
@@ -99,7 +99,7 @@ class CompletenessRepository {
         return new Serving(rs.getLong("generation_id"), rs.getLong("epoch"), rs.getLong("applied_position"),
                 rs.getLong("chain_position"), rs.getLong("highest_seen_position"),
                 rs.getTimestamp("updated_at").toInstant(), rs.getLong("parked"), rs.getLong("pending"),
-                rs.getString("divergence"));
+                rs.getString("divergence"), rs.getString("chain_digest"));
     }
 
     private static WorkerLease lease(ResultSet rs, int row) throws SQLException {

@@ -13,6 +13,7 @@ import com.acme.catalog.contracts.completeness.CompletenessView;
 import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
+import com.acme.catalog.product.epoch.StreamRollbacks;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
@@ -48,11 +49,13 @@ public class CompletenessService implements SchedulingConfigurer {
     private final CompletenessProperties properties;
     private final OldEpochAudit oldEpochs;
     private final SweepVerifications sweeps;
+    private final StreamRollbacks rollbacks;
     private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
 
     CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
             RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
-            CompletenessProperties properties, OldEpochAudit oldEpochs, SweepVerifications sweeps) {
+            CompletenessProperties properties, OldEpochAudit oldEpochs, SweepVerifications sweeps,
+            StreamRollbacks rollbacks) {
         this.repository = repository;
         this.rebuilds = rebuilds;
         this.recovery = recovery;
@@ -61,10 +64,16 @@ public class CompletenessService implements SchedulingConfigurer {
         this.properties = properties;
         this.oldEpochs = oldEpochs;
         this.sweeps = sweeps;
+        this.rollbacks = rollbacks;
     }
 
     public Completeness of(StreamId s) {
         return derive(s, repository.serving(s), rebuilds.latest(s), repository.workerLease(s), recovery.find(s));
+    }
+
+    /** Why the generation holds history the resolver reports rolled back, if it does (never CURRENT then). */
+    private Optional<String> lostHistory(StreamId s, Serving g) {
+        return rollbacks.lostHistory(s, g.epoch(), g.appliedPosition(), g.chainPosition(), g.chainDigest());
     }
 
     private Completeness derive(StreamId s, Optional<Serving> serving, Optional<Rebuild> rebuild,
@@ -112,6 +121,10 @@ public class CompletenessService implements SchedulingConfigurer {
             state = CompletenessState.BLOCKED;
             reason = "CHAIN_DIVERGED: " + g.divergence() + (running ? "; rebuilding (" + rebuild.get().phase() + ")"
                     : "; a rebuild replaces the generation");
+        } else if (lostHistory(s, g).isPresent()) {
+            state = CompletenessState.BLOCKED;
+            reason = "HISTORY_ROLLED_BACK: " + lostHistory(s, g).get() + (running ? "; rebuilding ("
+                    + rebuild.get().phase() + ")" : "; public reads are refused until it is rebuilt");
         } else if (g.parked() > 0) {
             state = CompletenessState.BLOCKED;
             reason = "PARKED_EVENTS: " + g.parked() + " event(s) wait for a dependency";

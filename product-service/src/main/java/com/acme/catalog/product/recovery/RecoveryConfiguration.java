@@ -10,11 +10,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Binds {@code product.recovery.*} and {@code product.streams}. The worker leases are built here from this
- * instance's id and the lease ttl (tests build several "instances" side by side from plain values).
+ * Binds {@code product.recovery.*}, {@code product.rollbacks.*} and {@code product.streams}. The worker leases are
+ * built here from this instance's id and the lease ttl (tests build several "instances" side by side from plain
+ * values).
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({RecoveryProperties.class, ProductStreamsProperties.class})
+@EnableConfigurationProperties({RecoveryProperties.class, RollbackProperties.class, ProductStreamsProperties.class})
 class RecoveryConfiguration {
 
     @Bean

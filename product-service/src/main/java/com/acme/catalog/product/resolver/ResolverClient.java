@@ -140,12 +140,23 @@ public class ResolverClient {
      * and pruned-through: {@code ceil(streams / pageSize)} requests, in (tenant, catalog) order.
      */
     public List<StreamSummary> listStreams(String tenant, int pageSize) {
+        return listStreams(tenant, pageSize, false);
+    }
+
+    /**
+     * The same, or only the streams whose history the resolver reports rolled back ({@code rolledBack=true}: usually
+     * none, an empty page).
+     */
+    public List<StreamSummary> listStreams(String tenant, int pageSize, boolean rolledBackOnly) {
         List<StreamSummary> out = new ArrayList<>();
         String after = null;
         do {
             String from = after;
             StreamPage page = read("stream listing", rest.get().uri(u -> {
                 u.path("/v1/streams").queryParam("limit", pageSize);
+                if (rolledBackOnly) {
+                    u.queryParam("rolledBack", true);
+                }
                 if (tenant != null) {
                     u.queryParam("tenant", tenant);
                 }

@@ -28,7 +28,9 @@ import org.springframework.web.bind.annotation.RestController;
  * public items. Each read resolves the serving pointer and reads that generation in one read-only snapshot.
  * A generation of an epoch older than the stream's current one is stale (docs/epochs.md "The product"):
  * {@code product.epochs.stale-serving=refuse} (default) answers 503 {@code STREAM_FENCED};
- * {@code serve} answers it with a {@code Warning: 110} header.
+ * {@code serve} answers it with a {@code Warning: 110} header. A generation holding history the resolver reports
+ * rolled back is refused the same way, with 503 {@code HISTORY_ROLLED_BACK} (docs/epochs.md "What readers see after
+ * a rollback").
  */
 @RestController
 @RequestMapping("/v1/catalog/{tenant}/{catalog}")
@@ -88,11 +90,17 @@ class CatalogController {
     }
 
     /**
-     * The generation to read, if it may be served: refused (503 {@code STREAM_FENCED}) or marked stale with a
-     * {@code Warning} header when the stream's current epoch is above the generation's.
+     * The generation to read, if it may be served: refused (503) or marked stale with a {@code Warning} header
+     * <ul>
+     *   <li>when the stream's current epoch is above the generation's ({@code STREAM_FENCED}). The epoch is the
+     *       highest of this instance's and the database's ({@code stream_epoch}, read in the same snapshot), so a
+     *       read right after maintenance-off sees the epoch learnt before it on any instance;</li>
+     *   <li>when the resolver reports the generation's epoch rolled back and the generation is not at the restored
+     *       head: it holds the lost tail ({@code HISTORY_ROLLED_BACK}).</li>
+     * </ul>
      */
     private long fresh(StreamId s, Serving g, HttpServletResponse response) {
-        long current = epochs.current(s);
+        long current = Math.max(epochs.current(s), g.knownEpoch());
         if (current > g.epoch()) {
             String why = "%s: the served data is of epoch %d, but the current epoch is %d (the resolver's history was "
                     .formatted(s, g.epoch(), current) + "restored); the product is rebuilding from the new epoch";
@@ -101,6 +109,16 @@ class CatalogController {
             }
             response.setHeader("Warning", "110 product \"stale: epoch " + g.epoch() + " superseded by epoch "
                     + current + "\"");
+        } else if (g.holdsLostHistory()) {
+            String why = ("%s: the resolver reports the history of epoch %d rolled back to position %d, and the "
+                    + "served data holds history up to position %d that no longer exists there; the product serves "
+                    + "the stream again once it was rebuilt from the restored history, or from a new epoch after the "
+                    + "operator rotates it").formatted(s, g.epoch(), g.rolledBack().cursor(), g.appliedPosition());
+            if (!serveStale) {
+                throw new ApiException(ProblemCode.HISTORY_ROLLED_BACK, why);
+            }
+            response.setHeader("Warning", "110 product \"stale: the history of epoch " + g.epoch()
+                    + " was rolled back at the resolver\"");
         }
         return g.generationId();
     }

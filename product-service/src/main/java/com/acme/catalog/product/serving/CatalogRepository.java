@@ -12,8 +12,18 @@ import org.springframework.stereotype.Repository;
 @Repository
 class CatalogRepository {
 
+    /**
+     * The serving pointer with what decides whether it may be served, in one snapshot: the generation's epoch and
+     * head, the stream's current epoch as learnt ({@code stream_epoch}) and the resolver's rolled back head
+     * ({@code stream_rollback}), both written by any instance's stream sweep.
+     */
     private static final String SQL_SERVING = """
-            SELECT s.generation_id, g.epoch FROM serving_generation s JOIN generation g USING (generation_id)
+            SELECT s.generation_id, g.epoch, g.applied_position, g.chain_position, g.chain_digest,
+                   coalesce(e.epoch, 0) AS known_epoch,
+                   r.epoch AS rolled_back_epoch, r.cursor AS rolled_back_cursor, r.chain_digest AS rolled_back_digest
+              FROM serving_generation s JOIN generation g USING (generation_id)
+              LEFT JOIN stream_epoch e ON e.tenant = s.tenant AND e.catalog = s.catalog
+              LEFT JOIN stream_rollback r ON r.tenant = s.tenant AND r.catalog = s.catalog
              WHERE s.tenant = ? AND s.catalog = ?
             """;
     private static final String SQL_ITEM = """
@@ -36,12 +46,38 @@ class CatalogRepository {
     }
 
     Optional<Serving> servingGeneration(StreamId s) {
-        return jdbc.sql(SQL_SERVING).params(s.tenant(), s.catalog())
-                .query((rs, n) -> new Serving(rs.getLong(1), rs.getLong(2))).optional();
+        return jdbc.sql(SQL_SERVING).params(s.tenant(), s.catalog()).query((rs, n) -> {
+            long rolledBackEpoch = rs.getLong("rolled_back_epoch");
+            RolledBack rolledBack = rs.wasNull() ? null : new RolledBack(rolledBackEpoch,
+                    rs.getLong("rolled_back_cursor"), rs.getString("rolled_back_digest"));
+            return new Serving(rs.getLong("generation_id"), rs.getLong("epoch"), rs.getLong("applied_position"),
+                    rs.getLong("chain_position"), rs.getString("chain_digest"), rs.getLong("known_epoch"),
+                    rolledBack);
+        }).optional();
     }
 
-    /** The serving generation of a stream and the epoch it holds. */
-    record Serving(long generationId, long epoch) {
+    /**
+     * The serving generation of a stream, the epoch and head it holds, and what the stream sweep learnt of the
+     * stream.
+     *
+     * @param knownEpoch the stream's current epoch as learnt (0: none yet)
+     * @param rolledBack the resolver's restored head when it reports the stream rolled back, else null
+     */
+    record Serving(long generationId, long epoch, long appliedPosition, long chainPosition, String chainDigest,
+            long knownEpoch, RolledBack rolledBack) {
+
+        /**
+         * Whether the generation holds history the resolver reports lost: it is of the rolled back epoch and not at
+         * exactly the restored head (a generation there, same position and digest, holds only what still exists).
+         */
+        boolean holdsLostHistory() {
+            return rolledBack != null && rolledBack.epoch() == epoch && !(appliedPosition == rolledBack.cursor()
+                    && chainPosition == rolledBack.cursor() && chainDigest.equals(rolledBack.chainDigest()));
+        }
+    }
+
+    /** The resolver's head of a rolled back epoch ({@code stream_rollback}). */
+    record RolledBack(long epoch, long cursor, String chainDigest) {
     }
 
     Optional<PublicItem> item(long generation, String itemId) {

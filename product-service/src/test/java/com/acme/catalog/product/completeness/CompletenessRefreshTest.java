@@ -17,6 +17,7 @@ import java.util.UUID;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
+import com.acme.catalog.product.epoch.StreamRollbacks;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
@@ -47,7 +48,7 @@ class CompletenessRefreshTest {
         for (int i = 0; i < STREAMS; i++) {
             long parked = i % 10 == 0 ? 1 : 0; // every tenth stream waits for a dependency
             serving.put(new StreamId("t", "c" + i), new CompletenessRepository.Serving(i + 1, 1, 7, 7, 7,
-                    Instant.now(), parked, 0, null));
+                    Instant.now(), parked, 0, null, "0".repeat(64)));
         }
         StreamId rebuilding = new StreamId("t", "new");
         when(repository.allServing()).thenReturn(serving);
@@ -57,7 +58,7 @@ class CompletenessRefreshTest {
                 RebuildPhase.LOADING, 1, null, 0, null, 0, 0, null, Instant.now())));
         CompletenessService service = new CompletenessService(repository, rebuilds, recovery, meters, epochs,
                 new CompletenessProperties(Duration.ofSeconds(10), Duration.ofSeconds(60)), mock(OldEpochAudit.class),
-                new SweepVerifications());
+                new SweepVerifications(), mock(StreamRollbacks.class));
 
         service.refresh();
 

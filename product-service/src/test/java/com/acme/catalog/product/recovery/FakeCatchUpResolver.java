@@ -39,8 +39,13 @@ final class FakeCatchUpResolver implements AutoCloseable {
         volatile long prunedThrough;
         volatile boolean gone;
         volatile boolean brokenChain;
+        /** Listed as {@code rolledBack} (its history put back to {@link #events} and marked by the resolver). */
+        volatile boolean rolledBack;
         final AtomicInteger pagesServed = new AtomicInteger();
     }
+
+    /** What {@code GET /v1/streams} answers: 200 with the listing, or this status (the resolver unreachable). */
+    volatile int listingAnswer = 200;
 
     private final HttpServer server;
     private final Map<String, Stream> streams = new ConcurrentHashMap<>();
@@ -76,7 +81,7 @@ final class FakeCatchUpResolver implements AutoCloseable {
             requests.add(method + " " + path);
             Map<String, String> q = query(ex.getRequestURI().getRawQuery());
             if (method.equals("GET") && path.equals("/v1/streams")) {
-                listing(ex);
+                listing(ex, "true".equals(q.get("rolledBack")));
             } else if (method.equals("GET") && path.startsWith("/v1/retention/streams/")) {
                 Stream s = stream(path.substring(path.lastIndexOf('/') + 1));
                 if (s.statusAnswer != 200) {
@@ -149,12 +154,19 @@ final class FakeCatchUpResolver implements AutoCloseable {
                 + events + "]}");
     }
 
-    /** {@code GET /v1/streams}: every catalog the fake holds events for (one page; answering ones only). */
-    private void listing(HttpExchange ex) throws IOException {
+    /**
+     * {@code GET /v1/streams}: every catalog the fake holds events for (one page; answering ones only), or only the
+     * rolled back ones.
+     */
+    private void listing(HttpExchange ex, boolean rolledBackOnly) throws IOException {
+        if (listingAnswer != 200) {
+            answer(ex, listingAnswer, "{\"code\":\"MAINTENANCE\"}");
+            return;
+        }
         StringBuilder out = new StringBuilder();
         streams.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
             Stream s = e.getValue();
-            if (s.statusAnswer != 200) {
+            if (s.statusAnswer != 200 || rolledBackOnly && !s.rolledBack) {
                 return;
             }
             List<ChainWriter.Event> all = s.events;
@@ -162,7 +174,8 @@ final class FakeCatchUpResolver implements AutoCloseable {
             out.append(out.length() == 0 ? "" : ",").append("{\"tenant\":\"acme\",\"catalog\":\"").append(e.getKey())
                     .append("\",\"epoch\":").append(s.epoch).append(",\"cursor\":").append(all.size())
                     .append(",\"chainDigest\":\"").append(digest).append("\",\"prunedThrough\":").append(s.prunedThrough)
-                    .append(",\"currentEpoch\":").append(s.epoch).append('}');
+                    .append(",\"currentEpoch\":").append(s.epoch)
+                    .append(s.rolledBack ? ",\"rolledBack\":true,\"rolledBackAt\":\"" + AT + "\"" : "").append('}');
         });
         answer(ex, 200, "{\"streams\":[" + out + "]}");
     }

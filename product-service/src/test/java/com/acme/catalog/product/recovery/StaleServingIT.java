@@ -102,4 +102,29 @@ class StaleServingIT {
         assertThat(jdbc.sql("SELECT epoch FROM stream_epoch WHERE catalog = 'stale-served'").query(Long.class)
                 .single()).isEqualTo(2);
     }
+
+    /** A history the resolver reports rolled back is served the same way: with a warning, never as current. */
+    @Test
+    void aRolledBackHistoryIsServedWithAWarning() {
+        StreamId s = new StreamId("acme", "stale-rolled");
+        CatalogHistory h = new CatalogHistory(new Random(18));
+        ChainWriter w = new ChainWriter(s, 1, new Random(19));
+        List<ChainWriter.Event> events = List.of(w.append(h.upsertItem("a", CatalogHistory.attributes("A", 1, "red"))),
+                w.append(h.putRelease("pub", "PUBLIC", Map.of("a", 1))),
+                w.append(h.upsertItem("b", CatalogHistory.attributes("B", 2, "blue"))));
+        RESOLVER.stream("stale-rolled").events = events;
+        assertThat(client("r").post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON)
+                .body("{\"events\":[" + String.join(",", events.stream().map(ChainWriter.Event::delivered).toList())
+                        + "]}").retrieve().toEntity(JsonNode.class).getStatusCode().value()).isEqualTo(200);
+
+        RESOLVER.stream("stale-rolled").events = events.subList(0, 2); // restored without the last event
+        RESOLVER.stream("stale-rolled").rolledBack = true;
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            ResponseEntity<JsonNode> stale = client(null).get().uri("/v1/catalog/acme/stale-rolled/items/a")
+                    .retrieve().toEntity(JsonNode.class);
+            assertThat(stale.getStatusCode().value()).isEqualTo(200);
+            assertThat(stale.getHeaders().getFirst("Warning")).isEqualTo(
+                    "110 product \"stale: the history of epoch 1 was rolled back at the resolver\"");
+        });
+    }
 }

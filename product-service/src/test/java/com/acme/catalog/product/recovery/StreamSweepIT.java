@@ -34,7 +34,7 @@ import org.springframework.web.client.RestClient;
         "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
         "product.consumer-id=product-sweep", "product.recovery.enabled=true", "product.recovery.instance-id=sweep",
         // every sweep checks positions; the scheduled ones are out of the way
-        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H",
+        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H",
         "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
 class StreamSweepIT {
 

@@ -36,7 +36,7 @@ import org.springframework.web.client.RestClient;
         "product.consumer-id=product-open", "product.recovery.enabled=true", "product.recovery.instance-id=open",
         "product.streams=acme/*",
         // every sweep checks positions; the scheduled ones are out of the way
-        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H",
+        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H",
         "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
 class StreamSweepOpeningIT {
 

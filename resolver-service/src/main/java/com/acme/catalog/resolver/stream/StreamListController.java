@@ -17,10 +17,12 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /v1/streams?tenant=&after=&limit=} (role {@code operator} or {@code consumer}, tenant-scoped like
- * every read): the open streams with their epoch, cursor, digest, pruned-through and the control store's current
- * epoch (two statements a page, one per database), {@value #DEFAULT_LIMIT} a page
+ * {@code GET /v1/streams?tenant=&after=&limit=&rolledBack=} (role {@code operator} or {@code consumer}, tenant-scoped
+ * like every read): the open streams with their epoch, cursor, digest, pruned-through, rollback mark and the control
+ * store's current epoch (two statements a page, one per database), {@value #DEFAULT_LIMIT} a page
  * unless {@code limit} (1..{@value #MAX_LIMIT}) says otherwise. A tenant-limited token sees only its tenants.
+ * {@code rolledBack=true} lists only the streams whose history is marked rolled back: usually none, so a reader can
+ * ask every second or two what a full listing tells it every few seconds.
  */
 @RestController
 class StreamListController {
@@ -38,12 +40,12 @@ class StreamListController {
 
     @GetMapping("/v1/streams")
     StreamPage list(@RequestParam(required = false) String tenant, @RequestParam(required = false) String after,
-            @RequestParam(required = false) String limit) {
+            @RequestParam(required = false) String limit, @RequestParam(required = false) String rolledBack) {
         Caller caller = tenant == null ? Access.require(Role.OPERATOR, Role.CONSUMER)
                 : Access.require(requireTenant(tenant), Role.OPERATOR, Role.CONSUMER);
         StreamId from = after == null || after.isEmpty() ? null : parseAfter(after);
         int n = limit(limit);
-        List<StreamSummary> read = directory.page(tenant, from, caller.tenants(), n + 1);
+        List<StreamSummary> read = directory.page(tenant, from, caller.tenants(), rolledBackOnly(rolledBack), n + 1);
         List<StreamSummary> page = withControlEpochs(read.size() <= n ? read : read.subList(0, n));
         if (read.size() <= n) {
             return new StreamPage(page, null);
@@ -71,6 +73,16 @@ class StreamListController {
             throw new ApiException(ProblemCode.INVALID_BODY, "after must be tenant/catalog, not '" + after + "'");
         }
         return new StreamId(after.substring(0, slash), after.substring(slash + 1));
+    }
+
+    private static boolean rolledBackOnly(String rolledBack) {
+        if (rolledBack == null || rolledBack.equals("false")) {
+            return false;
+        }
+        if (rolledBack.equals("true")) {
+            return true;
+        }
+        throw new ApiException(ProblemCode.INVALID_BODY, "rolledBack must be true or false, not '" + rolledBack + "'");
     }
 
     private static int limit(String limit) {

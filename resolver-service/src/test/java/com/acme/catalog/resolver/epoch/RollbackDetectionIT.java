@@ -65,6 +65,14 @@ class RollbackDetectionIT extends EpochIT {
         detector.check();
         assertThat(metric("resolver_history_rolled_back{application=\"resolver\",catalog=\"behind\""))
                 .isEqualTo(1.0);
+        // readers learn it from the stream listing (a product's sweep), and from a listing of the rolled back only
+        var listed = listed("/v1/streams?tenant=acme", "behind");
+        assertThat(listed.path("rolledBack").booleanValue()).as("%s", listed).isTrue();
+        assertThat(listed.path("rolledBackAt").isString()).as("%s", listed).isTrue();
+        assertThat(listed.path("cursor").asLong()).isEqualTo(10);
+        assertThat(listed("/v1/streams?rolledBack=true", "behind")).as("listed as rolled back").isNotNull();
+        assertThat(get("/v1/streams?rolledBack=true", "op").body().path("streams").valueStream()
+                .allMatch(e -> e.path("rolledBack").booleanValue())).isTrue();
 
         // a consumer registered now is relayed nothing of the rolled back history
         AtomicInteger deliveries = new AtomicInteger();
@@ -82,6 +90,9 @@ class RollbackDetectionIT extends EpochIT {
             // absent (not 0) once the stream is no longer refused: no series per quiet stream
             assertThat(metric("resolver_history_rolled_back{application=\"resolver\",catalog=\"behind\""))
                     .isNull();
+            assertThat(listed("/v1/streams?tenant=acme", "behind").path("rolledBack").booleanValue())
+                    .as("the new epoch's cursor is not rolled back").isFalse();
+            assertThat(listed("/v1/streams?rolledBack=true", "behind")).isNull();
             Response fresh = putItem("acme", "behind", "after-rotation");
             assertThat(fresh.number("epoch")).isEqualTo(2);
             assertThat(fresh.number("position")).isEqualTo(1);
@@ -143,6 +154,14 @@ class RollbackDetectionIT extends EpochIT {
                  WHERE c.tenant = 'acme' AND c.catalog = ? AND c.epoch = 1
                    AND o.tenant = c.tenant AND o.catalog = c.catalog AND o.epoch = 1 AND o.position = ?
                 """).params(position, catalog, position).update();
+    }
+
+    /** The listing entry of acme/{catalog} in the answer to {@code path}, or null when it is not listed. */
+    private tools.jackson.databind.JsonNode listed(String path, String catalog) {
+        Response r = get(path, "op");
+        assertThat(r.status()).as(r.raw()).isEqualTo(200);
+        return r.body().path("streams").valueStream().filter(e -> e.path("tenant").asString().equals("acme")
+                && e.path("catalog").asString().equals(catalog)).findFirst().orElse(null);
     }
 
     private long cursor(String catalog) {

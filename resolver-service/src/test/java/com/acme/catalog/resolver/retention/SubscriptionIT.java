@@ -151,6 +151,10 @@ class SubscriptionIT extends AbstractRetentionIT {
         assertThat(e.path("chainDigest").asString()).hasSize(64);
         assertThat(e.path("prunedThrough").asLong()).isZero();
         assertThat(e.path("currentEpoch").asLong()).as("the control store's").isEqualTo(1);
+        assertThat(e.path("rolledBack").booleanValue()).isFalse();
+        assertThat(e.has("rolledBackAt")).isFalse();
+        assertThat(get("/v1/streams?tenant=list-x&rolledBack=true", "op").body().path("streams")).isEmpty();
+        assertThat(get("/v1/streams?rolledBack=yes", "op").status()).isEqualTo(400);
 
         Response limited = get("/v1/streams?limit=5000", "c-acme");
         assertThat(limited.status()).isEqualTo(200);

@@ -1,5 +1,6 @@
 package com.acme.catalog.contracts.maintenance;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,10 +17,11 @@ import org.springframework.transaction.PlatformTransactionManager;
 @Import(MaintenanceConfiguration.Web.class)
 public class MaintenanceConfiguration {
 
+    /** The service's {@link MaintenanceResume} beans are looked up when maintenance is turned off, not before. */
     @Bean
     MaintenanceSwitch maintenanceSwitch(JdbcClient jdbc, JdbcTemplate template,
-            PlatformTransactionManager transactions) {
-        return new MaintenanceSwitch(jdbc, template, transactions);
+            PlatformTransactionManager transactions, ObjectProvider<MaintenanceResume> resume) {
+        return new MaintenanceSwitch(jdbc, template, transactions, () -> resume.orderedStream().toList());
     }
 
     @Configuration(proxyBeanMethods = false)

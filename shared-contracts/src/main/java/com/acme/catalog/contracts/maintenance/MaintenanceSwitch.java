@@ -3,6 +3,8 @@ package com.acme.catalog.contracts.maintenance;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.util.List;
+import java.util.function.Supplier;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
@@ -50,11 +52,22 @@ public final class MaintenanceSwitch {
     private final JdbcClient jdbc;
     private final JdbcTemplate template;
     private final TransactionTemplate tx;
+    private final Supplier<List<MaintenanceResume>> resume;
 
     public MaintenanceSwitch(JdbcClient jdbc, JdbcTemplate template, PlatformTransactionManager transactions) {
+        this(jdbc, template, transactions, List::of);
+    }
+
+    /**
+     * @param resume what must run before maintenance is turned off ({@link MaintenanceResume}); supplied late, as
+     *               those beans may depend on this switch
+     */
+    public MaintenanceSwitch(JdbcClient jdbc, JdbcTemplate template, PlatformTransactionManager transactions,
+            Supplier<List<MaintenanceResume>> resume) {
         this.jdbc = jdbc;
         this.template = template;
         this.tx = new TransactionTemplate(transactions);
+        this.resume = resume;
     }
 
     /** @return the switch as committed; never null */
@@ -64,7 +77,8 @@ public final class MaintenanceSwitch {
 
     /**
      * Turns maintenance on or off in a transaction of its own, after every transaction holding the maintenance hold
-     * has ended. Turning it on while on keeps {@code since}.
+     * has ended. Turning it on while on keeps {@code since}. Turning it off first runs every
+     * {@link MaintenanceResume} (when it is on); one that throws keeps it on.
      *
      * @param by who switched it (a token name), kept in the row
      * @return the switch as committed
@@ -72,6 +86,9 @@ public final class MaintenanceSwitch {
     public MaintenanceStatus set(boolean enabled, String by) {
         if (TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("the maintenance switch commits its own transaction");
+        }
+        if (!enabled && status().enabled()) {
+            resume.get().forEach(MaintenanceResume::beforeResume);
         }
         return tx.execute(status -> {
             jdbc.sql(SQL_HOLD_EXCLUSIVE).query().singleRow();

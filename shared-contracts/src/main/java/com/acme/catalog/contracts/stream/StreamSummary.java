@@ -1,5 +1,7 @@
 package com.acme.catalog.contracts.stream;
 
+import java.time.Instant;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
@@ -8,13 +10,31 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * current epoch in the control store ({@code currentEpoch}; absent when the control store could not be read). A
  * {@code currentEpoch} above {@code epoch} means the database's history is behind the control store's (a restore
  * nobody has rotated yet): the stream refuses writes until an operator rotates.
+ *
+ * <p>{@code rolledBack} is true while the resolver has found the open epoch's history rolled back (its cursor behind
+ * the control store's high-water mark, a consumer ahead of it, an epoch older than the store's) and refuses writes
+ * and the relay with 503 {@code HISTORY_ROLLED_BACK} until an operator rotates; {@code rolledBackAt} is when it
+ * found it (absent otherwise). A reader of the stream that holds more than {@code cursor}, or another digest there,
+ * holds history that no longer exists (docs/epochs.md "Rollback detection").
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StreamSummary(String tenant, String catalog, long epoch, long cursor, String chainDigest,
-        long prunedThrough, Long currentEpoch) {
+        long prunedThrough, Long currentEpoch, Boolean rolledBack, Instant rolledBackAt) {
+
+    /** A listing of a resolver from before the field says nothing of rollbacks: read as not rolled back. */
+    public StreamSummary {
+        rolledBack = Boolean.TRUE.equals(rolledBack);
+    }
+
+    /** A stream as the resolver's database holds it, before the control store's epoch is added. */
+    public StreamSummary(String tenant, String catalog, long epoch, long cursor, String chainDigest,
+            long prunedThrough, Long currentEpoch) {
+        this(tenant, catalog, epoch, cursor, chainDigest, prunedThrough, currentEpoch, false, null);
+    }
 
     /** The same with the control store's current epoch. */
     public StreamSummary withCurrentEpoch(Long current) {
-        return new StreamSummary(tenant, catalog, epoch, cursor, chainDigest, prunedThrough, current);
+        return new StreamSummary(tenant, catalog, epoch, cursor, chainDigest, prunedThrough, current, rolledBack,
+                rolledBackAt);
     }
 }
