@@ -39,10 +39,12 @@ import org.springframework.stereotype.Component;
  *       resolver's cursor and digest there, a stream the product should serve and has no generation for, and a
  *       served stream the resolver does not list get a periodic recovery cycle.</li>
  * </ol>
- * A stream to open whose outbox the resolver still holds from position 1 (pruned through 0) is left to the relay for
- * one interval: its first delivery opens it ({@code StreamAdmission}), so a product subscribing to ten thousand
- * streams does not also run ten thousand recovery cycles beside the deliveries that open them. Still unopened at the
- * next pass, it gets its cycle; a pruned one gets it at once (no delivery can start it from position 1).
+ * A stream to open whose outbox the resolver still holds from position 1 (pruned through 0) is left to the relay:
+ * its first delivery opens it ({@code StreamAdmission}), so a product subscribing to ten thousand streams does not
+ * also run ten thousand recovery cycles beside the deliveries that open them (they take minutes, not one interval).
+ * It gets its cycle at the first pass after one where it was already unopened and no delivery opened a stream
+ * meanwhile (the relay stalled, or does not deliver it); a pruned one gets it at once (no delivery can start it from
+ * position 1).
  * A quiet stream that is current costs no request, no statement and no cycle of its own; the sweep's finding that
  * it is current is its verification ({@link SweepVerifications}, reported by completeness). A failed listing changes
  * nothing (the next sweep tries again).
@@ -80,6 +82,8 @@ class StreamSweep implements SchedulingConfigurer {
     private boolean positionsChecked;
     /** The unopened streams the last position pass left to their first delivery. */
     private Set<StreamId> leftToDelivery = Set.of();
+    /** How many streams were served at the last position pass: more now means deliveries are opening streams. */
+    private int servedAtLastPass;
 
     StreamSweep(GenerationRepository generations, ResolverClient resolver, StreamEpochs epochs,
             StreamRollbacks rollbacks, RecoveryWorker worker, SweepVerifications verifications,
@@ -151,6 +155,7 @@ class StreamSweep implements SchedulingConfigurer {
         Predicate<StreamId> subscribed = subscriptions.matcher(); // parsed once a sweep, not once a stream
         Set<StreamId> seen = new LinkedHashSet<>();
         Set<StreamId> awaitingDelivery = new LinkedHashSet<>();
+        boolean deliveriesOpening = positionsChecked && serving.size() > servedAtLastPass;
         for (StreamSummary st : listed) {
             StreamId s = new StreamId(st.tenant(), st.catalog());
             seen.add(s);
@@ -158,8 +163,9 @@ class StreamSweep implements SchedulingConfigurer {
             if (c == null) {
                 rollbacks.observe(s, st); // nothing served to refuse; recorded and cleared all the same
                 if (positions && subscribed.test(s)) {
-                    if (st.prunedThrough() == 0 && st.cursor() > 0 && !leftToDelivery.contains(s)) {
-                        awaitingDelivery.add(s); // its first delivery opens it; the next pass checks
+                    if (st.prunedThrough() == 0 && st.cursor() > 0
+                            && (!leftToDelivery.contains(s) || deliveriesOpening)) {
+                        awaitingDelivery.add(s); // its first delivery opens it; a later pass checks
                     } else {
                         worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // opens it (docs/streams.md)
                         asked++;
@@ -193,6 +199,7 @@ class StreamSweep implements SchedulingConfigurer {
                 }
             }
             leftToDelivery = awaitingDelivery;
+            servedAtLastPass = serving.size();
             lastPositionPass = now;
             positionsChecked = true;
         }
