@@ -97,6 +97,8 @@ public class RecoveryWorker implements SmartLifecycle {
     private final ProductStreamsProperties subscriptions;
     private final TransactionTemplate tx;
     private final Map<StreamId, ScheduledFuture<?>> pending = new ConcurrentHashMap<>();
+    /** Why each pending cycle was asked for (a stronger reason replaces a pending periodic one). */
+    private final Map<StreamId, Trigger> pendingWhy = new ConcurrentHashMap<>();
     private final Map<StreamId, Backoff> backoffs = new ConcurrentHashMap<>();
     /** The rebuild the worker started last per stream: a FAILED one counts as a failed cycle. */
     private final Map<StreamId, UUID> started = new ConcurrentHashMap<>();
@@ -152,14 +154,28 @@ public class RecoveryWorker implements SmartLifecycle {
         }
         long wait = Math.max(delayMs, backoff(stream).remaining().toMillis());
         ScheduledFuture<?> existing = pending.get(stream);
+        Trigger reason = why;
         // a retry after a failure replaces a sooner trigger that came in meanwhile: the backoff holds
-        if (existing != null && why != Trigger.RETRY && existing.getDelay(TimeUnit.MILLISECONDS) <= wait) {
-            return;
+        if (existing != null && why != Trigger.RETRY) {
+            long existingWait = Math.max(0, existing.getDelay(TimeUnit.MILLISECONDS));
+            Trigger existingWhy = pendingWhy.getOrDefault(stream, Trigger.PERIODIC);
+            // a periodic cycle leaves a behind stream to the relay, so two coalesced triggers run once, as soon as
+            // either asked, for the stronger reason (a live gap signalled beside a sweep's trigger is caught up)
+            if (existingWait <= wait) {
+                if (existingWhy != Trigger.PERIODIC || why == Trigger.PERIODIC) {
+                    return;
+                }
+                wait = existingWait;
+            } else if (why == Trigger.PERIODIC && existingWhy != Trigger.PERIODIC) {
+                reason = existingWhy;
+            }
         }
         if (existing != null) {
             existing.cancel(false);
         }
-        pending.put(stream, thread.schedule(() -> runCycle(stream, why), wait, TimeUnit.MILLISECONDS));
+        Trigger run = reason;
+        pendingWhy.put(stream, run);
+        pending.put(stream, thread.schedule(() -> runCycle(stream, run), wait, TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -193,6 +209,7 @@ public class RecoveryWorker implements SmartLifecycle {
         synchronized (this) {
             // under the lock: the trigger that scheduled this run has put it into pending by now
             pending.remove(s);
+            pendingWhy.remove(s);
         }
         counter("product.recovery.cycles", s).increment();
         Backoff backoff = backoff(s);

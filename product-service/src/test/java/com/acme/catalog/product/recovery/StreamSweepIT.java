@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.epoch.StreamEpochs;
-import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.testsupport.FreshDatabase;
 
@@ -17,11 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.web.client.RestClient;
 
 /**
  * The background check follows activity, not the number of streams (docs/streams.md): one sweep over 30 served streams
@@ -107,17 +102,10 @@ class StreamSweepIT {
     }
 
     private int deliver(List<ChainWriter.Event> events) {
-        return RestClient.builder().baseUrl("http://localhost:" + port)
-                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { })
-                .defaultHeader("Authorization", "Bearer r").build()
-                .post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON)
-                .body("{\"events\":[" + String.join(",", events.stream().map(ChainWriter.Event::delivered).toList())
-                        + "]}")
-                .retrieve().toBodilessEntity().getStatusCode().value();
+        return SweepFixtures.deliver(port, events);
     }
 
     private static List<ChainWriter.Event> history(String catalog, int n, long seed) {
-        CatalogHistory h = new CatalogHistory(new Random(seed));
-        return new ChainWriter(new StreamId("acme", catalog), 1, new Random(seed + 1)).appendAll(h.random(n));
+        return SweepFixtures.history(catalog, n, seed);
     }
 }

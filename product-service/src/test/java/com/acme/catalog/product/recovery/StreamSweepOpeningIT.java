@@ -5,11 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Random;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.GenerationRepository;
-import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
 import com.acme.catalog.testsupport.FreshDatabase;
 
@@ -18,11 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.HttpStatusCode;
-import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.web.client.RestClient;
 
 /**
  * A stream to open that the resolver still holds from position 1 is left to its first delivery while deliveries are
@@ -85,17 +80,10 @@ class StreamSweepOpeningIT {
     }
 
     private int deliver(List<ChainWriter.Event> events) {
-        return RestClient.builder().baseUrl("http://localhost:" + port)
-                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { })
-                .defaultHeader("Authorization", "Bearer r").build()
-                .post().uri("/v1/inbox/events").contentType(MediaType.APPLICATION_JSON)
-                .body("{\"events\":[" + String.join(",", events.stream().map(ChainWriter.Event::delivered).toList())
-                        + "]}")
-                .retrieve().toBodilessEntity().getStatusCode().value();
+        return SweepFixtures.deliver(port, events);
     }
 
     private static List<ChainWriter.Event> history(String catalog, int n, long seed) {
-        CatalogHistory h = new CatalogHistory(new Random(seed));
-        return new ChainWriter(new StreamId("acme", catalog), 1, new Random(seed + 1)).appendAll(h.random(n));
+        return SweepFixtures.history(catalog, n, seed);
     }
 }

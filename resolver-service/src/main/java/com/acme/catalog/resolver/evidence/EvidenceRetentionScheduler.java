@@ -1,5 +1,6 @@
 package com.acme.catalog.resolver.evidence;
 
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -67,14 +68,7 @@ class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<
     public void stop() {
         ScheduledExecutorService e = executor;
         executor = null;
-        if (e != null) {
-            e.shutdownNow();
-            try {
-                e.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        DaemonThreads.stop(e, Duration.ofSeconds(10));
     }
 
     /** Stops background database work as soon as the context starts closing. */

@@ -1,5 +1,6 @@
 package com.acme.catalog.resolver.idempotency;
 
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -55,14 +56,7 @@ class KeyPruneScheduler implements SmartLifecycle, ApplicationListener<ContextCl
     public void stop() {
         ScheduledExecutorService e = executor;
         executor = null;
-        if (e != null) {
-            e.shutdownNow();
-            try {
-                e.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        DaemonThreads.stop(e, Duration.ofSeconds(10));
     }
 
     /** Stops background database work as soon as the context starts closing. */

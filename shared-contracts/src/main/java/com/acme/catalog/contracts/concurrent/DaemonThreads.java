@@ -1,6 +1,9 @@
 package com.acme.catalog.contracts.concurrent;
 
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
@@ -31,6 +34,22 @@ public final class DaemonThreads {
     /** @return a factory of daemon threads all named {@code name} */
     public static ThreadFactory named(String name) {
         return task -> newThread(task, name);
+    }
+
+    /**
+     * Stops a background executor: interrupts its tasks and waits up to {@code wait} for them to end (a task in a
+     * database statement ends when the statement does). An interrupt of the stopping thread is kept.
+     */
+    public static void stop(ExecutorService executor, Duration wait) {
+        if (executor == null) {
+            return;
+        }
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** @return a factory of daemon threads named {@code prefix-1}, {@code prefix-2}, … in the order made */
