@@ -20,19 +20,30 @@ import org.springframework.stereotype.Repository;
 @Repository
 class StreamDirectory {
 
-    private static final String SQL_PAGE = """
+    private static final String SELECT = """
             SELECT c.tenant, c.catalog, c.epoch, c.position, c.chain_digest, coalesce(r.pruned_through, 0) AS pruned,
                    c.rolled_back_at
               FROM stream_cursor c
               LEFT JOIN stream_retention r ON r.tenant = c.tenant AND r.catalog = c.catalog AND r.epoch = c.epoch
              WHERE c.fenced_at IS NULL
-               AND (NOT :rolledBackOnly OR c.rolled_back_at IS NOT NULL)
+            """;
+
+    private static final String PAGE = """
                AND (CAST(:tenant AS text) IS NULL OR c.tenant = :tenant)
                AND (c.tenant, c.catalog) > (:afterTenant, :afterCatalog)
                AND (cardinality(CAST(:tenants AS text[])) = 0 OR c.tenant = ANY (CAST(:tenants AS text[])))
              ORDER BY c.tenant, c.catalog
              LIMIT :limit
             """;
+
+    /** Every open cursor: the unique index {@code stream_cursor_open} in (tenant, catalog) order. */
+    static final String SQL_PAGE = SELECT + PAGE;
+
+    /**
+     * Only the marked open cursors: its own statement (not a {@code NOT :flag OR …} predicate, which a generic plan
+     * cannot match to a partial index) so it reads the partial index {@code stream_cursor_rolled_back} (V28).
+     */
+    static final String SQL_ROLLED_BACK_PAGE = SELECT + "   AND c.rolled_back_at IS NOT NULL\n" + PAGE;
 
     private final JdbcClient jdbc;
 
@@ -48,11 +59,10 @@ class StreamDirectory {
      * @return at most {@code limit} streams after {@code after}, in (tenant, catalog) order
      */
     List<StreamSummary> page(String tenant, StreamId after, Set<String> tenants, boolean rolledBackOnly, int limit) {
-        return jdbc.sql(SQL_PAGE).param("tenant", tenant)
+        return jdbc.sql(rolledBackOnly ? SQL_ROLLED_BACK_PAGE : SQL_PAGE).param("tenant", tenant)
                 .param("afterTenant", after == null ? "" : after.tenant())
                 .param("afterCatalog", after == null ? "" : after.catalog())
                 .param("tenants", tenants.toArray(String[]::new))
-                .param("rolledBackOnly", rolledBackOnly)
                 .param("limit", limit)
                 .query((rs, n) -> {
                     Timestamp rolledBackAt = rs.getTimestamp("rolled_back_at");
