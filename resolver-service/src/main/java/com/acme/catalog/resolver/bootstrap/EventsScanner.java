@@ -128,6 +128,9 @@ final class EventsScanner implements AutoCloseable {
                 doubt = true;
             }
             seen |= bit;
+            if (bit != 64) {
+                parser.skipChildren(); // a container where a scalar belongs: consume it, the exact path judges
+            }
             switch (bit) {
                 case 1 -> {
                     id = v == JsonToken.VALUE_STRING ? parser.getString() : null;
@@ -216,6 +219,7 @@ final class EventsScanner implements AutoCloseable {
                 }
                 case MappingUpserted -> {
                     String s = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                    parser.skipChildren();
                     if (bit == 1) {
                         source = s;
                     } else {
@@ -229,6 +233,7 @@ final class EventsScanner implements AutoCloseable {
                 case ReleasePublished -> {
                     if (bit == 1) {
                         visibility = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+                        parser.skipChildren();
                     } else if (v == JsonToken.START_ARRAY) {
                         items = scanItems(d);
                     } else {
@@ -271,6 +276,9 @@ final class EventsScanner implements AutoCloseable {
             while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
                 String name = parser.currentName();
                 JsonToken v = parser.nextToken();
+                if (name.equals("itemId") || name.equals("revision")) {
+                    parser.skipChildren();
+                }
                 if (name.equals("itemId")) {
                     ok &= (seen & 1) == 0;
                     seen |= 1;

@@ -94,7 +94,20 @@ class EventsScannerTest {
                         "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"a\",\"revision\":1,\"revision\":2}]}"),
                 ev("ReleasePublished", "release", "r", "1",
                         "{\"items\":[{\"itemId\":\"a\",\"revision\":1}],\"visibility\":\"PUBLIC\"}"),
-                ev("ItemUpserted", "item", "sku-1", "1", "{\"attributes\":{\"big\":\"" + "y".repeat(400) + "\"}}")));
+                ev("ItemUpserted", "item", "sku-1", "1", "{\"attributes\":{\"big\":\"" + "y".repeat(400) + "\"}}"),
+                item.replace("\"type\":\"ItemUpserted\"", "\"type\":{\"a\":\"ItemUpserted\"}"),
+                item.replace("\"subject\":\"sku-1\"", "\"subject\":[\"sku-1\",{}]"),
+                item.replace("\"id\":\"e\"", "\"id\":{\"e\":1}"),
+                item.replace(":1,", ":{\"v\":1},"),
+                item.replace("\"1.0\"", "[\"1.0\"]"),
+                item.replace("\"aggregatetype\":\"item\"", "\"aggregatetype\":{}"),
+                ev("MappingUpserted", "mapping", "m", "1", "{\"source\":{\"x\":\"a\"},\"target\":\"b\"}"),
+                ev("MappingUpserted", "mapping", "m", "1", "{\"source\":\"a\",\"target\":[\"b\"]}"),
+                ev("ReleasePublished", "release", "r", "1", "{\"visibility\":[\"PUBLIC\"],\"items\":[]}"),
+                ev("ReleasePublished", "release", "r", "1",
+                        "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":{\"a\":1},\"revision\":2}]}"),
+                ev("ReleasePublished", "release", "r", "1",
+                        "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"a\",\"revision\":[2]}]}")));
         int i = 0;
         for (String c : cases) {
             Path file = dir.resolve("case-" + i++ + ".json");
