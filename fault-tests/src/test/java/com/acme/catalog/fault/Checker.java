@@ -42,13 +42,18 @@ final class Checker {
     static final List<String> PROFILES = List.of("accepted-state-v1", "public-view-v1");
 
     private final Cluster cluster;
-    final List<String> violations = new ArrayList<>();
+    private final List<String> violations = new ArrayList<>();
     final Map<String, Long> heads = new HashMap<>();
     /** Planted-bug switch for showing that the checker fails (docs/spk-05.md): -Dfault.plant=skip-chain. */
     private final String plant = System.getProperty("fault.plant", "");
 
     Checker(Cluster cluster) {
         this.cluster = cluster;
+    }
+
+    /** @return every violation the checks found so far, in the order found */
+    List<String> violations() {
+        return List.copyOf(violations);
     }
 
     /** Whether every stream has reached its head in both products and in the consumer's durable progress. */

@@ -92,9 +92,9 @@ final class Faults {
     private volatile boolean lightRunning;
     /** set while a fault aimed at a rebuild's phase waits for that phase: the connection cuts would fail it first */
     private volatile boolean lightHeld;
-    final List<String> violations = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> violations = Collections.synchronizedList(new ArrayList<>());
     final List<String> log = Collections.synchronizedList(new ArrayList<>());
-    volatile long lastFaultEndNanos;
+    private volatile long lastFaultEndNanos;
 
     Faults(Cluster cluster, History history, Ops ops) {
         this.cluster = cluster;
@@ -175,10 +175,24 @@ final class Faults {
         return t;
     }
 
+    /** Stops the light faults, the last to run: the faults end here ({@link #lastFaultEndNanos}). */
     void stopLight(Thread t) throws InterruptedException {
         lightRunning = false;
         t.interrupt();
         t.join(10_000);
+        lastFaultEndNanos = System.nanoTime();
+    }
+
+    /** @return when the last fault ended: the latest of the planned ones, or the light faults once stopped */
+    long lastFaultEndNanos() {
+        return lastFaultEndNanos;
+    }
+
+    /** @return what the faults themselves found wrong while they ran (an aimed fault's expected outcome missing) */
+    List<String> violations() {
+        synchronized (violations) {
+            return List.copyOf(violations);
+        }
     }
 
     void run(List<Planned> plan) throws Exception {

@@ -30,11 +30,16 @@ final class Ops {
     /** rebuild id → catalog of every rebuild the harness started */
     final Map<String, String> rebuildStream = new ConcurrentHashMap<>();
     private final Map<String, Long> progress = new ConcurrentHashMap<>();
-    final List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     Ops(Cluster cluster, long seed) {
         this.cluster = cluster;
         this.random = new Random(seed ^ 0x0A5E5L);
+    }
+
+    /** @return what the operator side found wrong (a catch-up page not starting where it was asked to) */
+    List<String> violations() {
+        return List.copyOf(violations);
     }
 
     void count(String what) {

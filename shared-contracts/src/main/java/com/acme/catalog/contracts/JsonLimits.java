@@ -41,6 +41,10 @@ public final class JsonLimits {
     public static final int DELIVERY_FRAME_BYTES = 1_024;
     /** The product's inbox accepts deliveries of at least this size, so one event of the largest wire always fits. */
     public static final int MAX_DELIVERY_BYTES = MAX_EVENT_WIRE_BYTES + DELIVERY_FRAME_BYTES;
+    /** Characters of a plain text member of a change: a mapping's {@code source} and {@code target}. */
+    public static final int MAX_TEXT_MEMBER_CHARS = 4_096;
+    /** Item references one release names (each counts twice in its event's wire: payload and dependencies). */
+    public static final int MAX_RELEASE_ITEMS = 10_000;
 
     private JsonLimits() {
     }

@@ -7,7 +7,12 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.EventType;
@@ -32,6 +37,10 @@ import tools.jackson.databind.node.ObjectNode;
  * passes cannot disagree on a file: the fast path is only a cheaper way to reach the same verdict.
  */
 final class EventsScanner implements AutoCloseable {
+
+    /** The types {@link SnapshotEvent#from} imports (all but {@code DecisionRecorded}). */
+    private static final Set<EventType> IMPORTED = Collections.unmodifiableSet(EnumSet.of(EventType.ItemUpserted,
+            EventType.ItemDeleted, EventType.MappingUpserted, EventType.PolicyUpserted, EventType.ReleasePublished));
 
     private final ObjectMapper json;
     private final Path file;
@@ -97,6 +106,7 @@ final class EventsScanner implements AutoCloseable {
      * @return the event when it is plainly acceptable, null when {@link #slow} must decide
      */
     private Scanned scanEnvelope(int index) {
+        EnumSet<Member> seen = EnumSet.noneOf(Member.class);
         String id = null;
         String spec = null;
         String type = null;
@@ -105,43 +115,29 @@ final class EventsScanner implements AutoCloseable {
         int version = 0;
         Data data = null;
         boolean doubt = false;
-        int seen = 0;
         JsonToken t;
         while ((t = parser.nextToken()) == JsonToken.PROPERTY_NAME) {
-            String name = parser.currentName();
+            Member member = Member.named(parser.currentName());
             JsonToken v = parser.nextToken();
-            int bit = switch (name) {
-                case "id" -> 1;
-                case "specversion" -> 2;
-                case "type" -> 4;
-                case "subject" -> 8;
-                case "aggregatetype" -> 16;
-                case "aggregateversion" -> 32;
-                case "data" -> 64;
-                default -> 0;
-            };
-            if (bit == 0) {
+            if (member == null) {
                 doubt |= JsonLimits.skipChecked(parser) != null;
                 continue;
             }
-            if ((seen & bit) != 0) {
-                doubt = true;
-            }
-            seen |= bit;
-            switch (bit) {
-                case 1 -> {
-                    id = v == JsonToken.VALUE_STRING ? parser.getString() : null;
+            doubt |= !seen.add(member);
+            switch (member) {
+                case ID -> {
+                    id = string(v);
                     doubt |= JsonLimits.textProblem(id) != null;
                 }
-                case 2 -> spec = v == JsonToken.VALUE_STRING ? parser.getString() : null;
-                case 4 -> type = v == JsonToken.VALUE_STRING ? parser.getString() : null;
-                case 8 -> subject = v == JsonToken.VALUE_STRING ? parser.getString() : null;
-                case 16 -> aggregateType = v == JsonToken.VALUE_STRING ? parser.getString() : null;
-                case 32 -> version = v == JsonToken.VALUE_NUMBER_INT
-                        && parser.getNumberType() == JsonParser.NumberType.INT ? parser.getIntValue() : 0;
-                default -> {
-                    if (v == JsonToken.START_OBJECT && type != null && EventType.parse(type) != null) {
-                        data = scanData(EventType.parse(type));
+                case SPEC_VERSION -> spec = string(v);
+                case TYPE -> type = string(v);
+                case SUBJECT -> subject = string(v);
+                case AGGREGATE_TYPE -> aggregateType = string(v);
+                case AGGREGATE_VERSION -> version = intValue(v);
+                case DATA -> {
+                    EventType known = type == null ? null : EventType.parse(type);
+                    if (v == JsonToken.START_OBJECT && known != null) {
+                        data = scanData(known);
                     } else {
                         parser.skipChildren();
                         data = null;
@@ -155,102 +151,63 @@ final class EventsScanner implements AutoCloseable {
         }
         if (doubt || data == null || data.doubt || id == null || id.isEmpty()
                 || id.length() > SnapshotEvent.MAX_ID_LENGTH || !SnapshotEvent.SPEC_VERSION.equals(spec)
-                || subject == null || subject.isEmpty() || aggregateType == null || version < 1) {
+                || aggregateType == null || version < 1) {
             return null;
         }
         EventType eventType = EventType.parse(type);
-        if (eventType == null || eventType == EventType.DecisionRecorded
-                || !eventType.aggregateType().equals(aggregateType) || !validId(subject)) {
+        if (eventType == null || !IMPORTED.contains(eventType)
+                || !eventType.aggregateType().equals(aggregateType) || !AggregateIds.isId(subject)) {
             return null;
         }
         return new Scanned(index, id, aggregateType, subject, version, eventType == EventType.ItemDeleted,
                 data.refs, 0);
     }
 
-    /** The members of {@code data} that {@link SnapshotEvent#from} reads for this type; the rest is skipped. */
+    /**
+     * The members of {@code data} that {@link SnapshotEvent#from} reads for this type, each judged as it is read;
+     * the rest is skipped.
+     */
     private Data scanData(EventType type) {
         Data d = new Data();
-        boolean attributes = false;
-        boolean rules = false;
-        String source = null;
-        String target = null;
-        String visibility = null;
-        boolean items = false;
-        int seen = 0;
+        EnumSet<DataMember> seen = EnumSet.noneOf(DataMember.class);
         JsonToken t;
         while ((t = parser.nextToken()) == JsonToken.PROPERTY_NAME) {
-            String name = parser.currentName();
+            DataMember member = DataMember.of(type, parser.currentName());
             JsonToken v = parser.nextToken();
-            int bit = switch (type) {
-                case ItemUpserted -> switch (name) {
-                    case "attributes" -> 1;
-                    case "expectedRevision" -> 2;
-                    default -> 0;
-                };
-                case MappingUpserted -> switch (name) {
-                    case "source" -> 1;
-                    case "target" -> 2;
-                    default -> 0;
-                };
-                case PolicyUpserted -> "rules".equals(name) ? 1 : 0;
-                case ReleasePublished -> switch (name) {
-                    case "visibility" -> 1;
-                    case "items" -> 2;
-                    default -> 0;
-                };
-                default -> 0;
-            };
-            if (bit == 0) {
+            if (member == null) {
                 d.doubt |= JsonLimits.skipChecked(parser) != null;
                 continue;
             }
-            if ((seen & bit) != 0) {
-                d.doubt = true;
-            }
-            seen |= bit;
-            switch (type) {
-                case ItemUpserted -> {
-                    attributes = bit == 1 && v == JsonToken.START_OBJECT;
-                    d.doubt |= bit == 2; // an expectedRevision has rules of its own: let the exact path judge
-                    d.doubt |= JsonLimits.skipChecked(parser) != null;
+            d.doubt |= !seen.add(member);
+            boolean plain = switch (member) {
+                case ATTRIBUTES, RULES -> {
+                    boolean object = v == JsonToken.START_OBJECT;
+                    yield JsonLimits.skipChecked(parser) == null && object;
                 }
-                case MappingUpserted -> {
-                    String s = v == JsonToken.VALUE_STRING ? parser.getString() : null;
-                    if (bit == 1) {
-                        source = s;
-                    } else {
-                        target = s;
+                case EXPECTED_REVISION -> {
+                    // an expectedRevision has rules of its own: let the exact path judge
+                    parser.skipChildren();
+                    yield false;
+                }
+                case SOURCE, TARGET -> textMember(string(v));
+                case VISIBILITY -> {
+                    String visibility = string(v);
+                    yield "PRIVATE".equals(visibility) || "PUBLIC".equals(visibility);
+                }
+                case ITEMS -> {
+                    if (v == JsonToken.START_ARRAY) {
+                        yield scanItems(d);
                     }
+                    parser.skipChildren();
+                    yield false;
                 }
-                case PolicyUpserted -> {
-                    rules = v == JsonToken.START_OBJECT;
-                    d.doubt |= JsonLimits.skipChecked(parser) != null;
-                }
-                case ReleasePublished -> {
-                    if (bit == 1) {
-                        visibility = v == JsonToken.VALUE_STRING ? parser.getString() : null;
-                    } else if (v == JsonToken.START_ARRAY) {
-                        items = scanItems(d);
-                    } else {
-                        parser.skipChildren();
-                        items = false;
-                    }
-                }
-                default -> parser.skipChildren();
-            }
+            };
+            d.doubt |= !plain;
         }
         if (t != JsonToken.END_OBJECT) {
             throw new IllegalStateException("unexpected " + t + " in an event's data");
         }
-        boolean ok = switch (type) {
-            case ItemUpserted -> attributes;
-            case ItemDeleted -> true;
-            case MappingUpserted -> text(source) && text(target);
-            case PolicyUpserted -> rules;
-            case ReleasePublished -> items && ("PRIVATE".equals(visibility) || "PUBLIC".equals(visibility));
-            default -> false;
-        };
-        d.doubt |= !ok;
+        d.doubt |= !IMPORTED.contains(type) || !seen.containsAll(DataMember.requiredOf(type));
         return d;
     }
 
@@ -265,55 +222,55 @@ final class EventsScanner implements AutoCloseable {
                 ok = false;
                 continue;
             }
+            EnumSet<RefMember> seen = EnumSet.noneOf(RefMember.class);
             String itemId = null;
             int revision = 0;
-            int seen = 0;
             while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
-                String name = parser.currentName();
+                RefMember member = RefMember.named(parser.currentName());
                 JsonToken v = parser.nextToken();
-                if (name.equals("itemId")) {
-                    ok &= (seen & 1) == 0;
-                    seen |= 1;
-                    itemId = v == JsonToken.VALUE_STRING ? parser.getString() : null;
-                } else if (name.equals("revision")) {
-                    ok &= (seen & 2) == 0;
-                    seen |= 2;
-                    revision = v == JsonToken.VALUE_NUMBER_INT
-                            && parser.getNumberType() == JsonParser.NumberType.INT ? parser.getIntValue() : 0;
-                } else {
+                if (member == null) {
                     ok &= JsonLimits.skipChecked(parser) == null;
+                    continue;
+                }
+                ok &= seen.add(member);
+                switch (member) {
+                    case ITEM_ID -> itemId = string(v);
+                    case REVISION -> revision = intValue(v);
                 }
             }
-            if (itemId == null || revision < 1 || !validId(itemId)) {
+            if (revision < 1 || !AggregateIds.isId(itemId)) {
                 ok = false;
             } else {
                 refs.add(new Change.ItemRef(itemId, revision));
             }
         }
-        ok &= refs.size() <= 10_000;
+        ok &= refs.size() <= JsonLimits.MAX_RELEASE_ITEMS;
         d.refs = List.copyOf(refs);
         return ok;
     }
 
-    private static boolean text(String s) {
-        return s != null && !s.isEmpty() && s.length() <= 4096 && JsonLimits.textProblem(s) == null;
+    /** @return the member's value when it is a string; any other value is consumed and read as null */
+    private String string(JsonToken value) {
+        if (value == JsonToken.VALUE_STRING) {
+            return parser.getString();
+        }
+        parser.skipChildren();
+        return null;
     }
 
-    /** {@link AggregateIds#require}'s rule (1-128 characters of {@code [A-Za-z0-9._:-]}) without a regex. */
-    static boolean validId(String id) {
-        int n = id.length();
-        if (n < 1 || n > 128) {
-            return false;
+    /** @return the member's value when it is an integer in int range; any other value is consumed and read as 0 */
+    private int intValue(JsonToken value) {
+        if (value == JsonToken.VALUE_NUMBER_INT && parser.getNumberType() == JsonParser.NumberType.INT) {
+            return parser.getIntValue();
         }
-        for (int i = 0; i < n; i++) {
-            char c = id.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-                    || c == '_' || c == ':' || c == '-';
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        parser.skipChildren();
+        return 0;
+    }
+
+    /** {@code ChangeParser}'s rule for a plain text member: 1 to the shared limit of characters, clean text. */
+    private static boolean textMember(String s) {
+        return s != null && !s.isEmpty() && s.length() <= JsonLimits.MAX_TEXT_MEMBER_CHARS
+                && JsonLimits.textProblem(s) == null;
     }
 
     /** @return lowercase hex SHA-256 of every byte read; complete only after {@link #next()} returned null */
@@ -330,6 +287,114 @@ final class EventsScanner implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The envelope members {@link SnapshotEvent#from} reads, by their JSON names. */
+    private enum Member {
+        ID("id"),
+        SPEC_VERSION("specversion"),
+        TYPE("type"),
+        SUBJECT("subject"),
+        AGGREGATE_TYPE("aggregatetype"),
+        AGGREGATE_VERSION("aggregateversion"),
+        DATA("data");
+
+        private static final Member[] ALL = values();
+
+        private final String json;
+
+        Member(String json) {
+            this.json = json;
+        }
+
+        /** @return the member of that JSON name, null for any other member */
+        static Member named(String name) {
+            for (Member m : ALL) {
+                if (m.json.equals(name)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The members of an event's {@code data} that {@link SnapshotEvent#from} reads, each of the one event type that
+     * has it, and whether an event of that type needs it.
+     */
+    private enum DataMember {
+        ATTRIBUTES(EventType.ItemUpserted, "attributes", true),
+        EXPECTED_REVISION(EventType.ItemUpserted, "expectedRevision", false),
+        SOURCE(EventType.MappingUpserted, "source", true),
+        TARGET(EventType.MappingUpserted, "target", true),
+        RULES(EventType.PolicyUpserted, "rules", true),
+        VISIBILITY(EventType.ReleasePublished, "visibility", true),
+        ITEMS(EventType.ReleasePublished, "items", true);
+
+        private static final DataMember[] ALL = values();
+        private static final Map<EventType, Set<DataMember>> REQUIRED = required();
+
+        private final EventType type;
+        private final String json;
+        private final boolean required;
+
+        DataMember(EventType type, String json, boolean required) {
+            this.type = type;
+            this.json = json;
+            this.required = required;
+        }
+
+        /** @return the member of that JSON name in the data of that type, null for any other member */
+        static DataMember of(EventType type, String name) {
+            for (DataMember m : ALL) {
+                if (m.type == type && m.json.equals(name)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+
+        /** @return the members an event of {@code type} must have */
+        static Set<DataMember> requiredOf(EventType type) {
+            return REQUIRED.get(type);
+        }
+
+        private static Map<EventType, Set<DataMember>> required() {
+            Map<EventType, Set<DataMember>> out = new EnumMap<>(EventType.class);
+            for (EventType t : EventType.values()) {
+                out.put(t, EnumSet.noneOf(DataMember.class));
+            }
+            for (DataMember m : values()) {
+                if (m.required) {
+                    out.get(m.type).add(m);
+                }
+            }
+            out.replaceAll((t, members) -> Collections.unmodifiableSet(members));
+            return out;
+        }
+    }
+
+    /** The members of one of a release's item references. */
+    private enum RefMember {
+        ITEM_ID("itemId"),
+        REVISION("revision");
+
+        private static final RefMember[] ALL = values();
+
+        private final String json;
+
+        RefMember(String json) {
+            this.json = json;
+        }
+
+        static RefMember named(String name) {
+            for (RefMember m : ALL) {
+                if (m.json.equals(name)) {
+                    return m;
+                }
+            }
+            return null;
         }
     }
 

@@ -64,8 +64,8 @@ public final class ChangeParser {
         if (items == null || !items.isArray()) {
             throw invalid("items must be an array");
         }
-        if (items.size() > 10_000) {
-            throw invalid("a release names at most 10000 items");
+        if (items.size() > JsonLimits.MAX_RELEASE_ITEMS) {
+            throw invalid("a release names at most " + JsonLimits.MAX_RELEASE_ITEMS + " items");
         }
         List<ItemRef> refs = new ArrayList<>();
         for (JsonNode ref : items) {
@@ -128,8 +128,8 @@ public final class ChangeParser {
 
     private static String requireText(JsonNode body, String field) {
         String v = textOrNull(body, field);
-        if (v == null || v.isEmpty() || v.length() > 4096) {
-            throw invalid(field + " must be a string of 1-4096 characters");
+        if (v == null || v.isEmpty() || v.length() > JsonLimits.MAX_TEXT_MEMBER_CHARS) {
+            throw invalid(field + " must be a string of 1-" + JsonLimits.MAX_TEXT_MEMBER_CHARS + " characters");
         }
         return JsonLimits.requireCleanText(field, v);
     }

@@ -7,6 +7,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.acme.catalog.contracts.AggregateIds;
+import com.acme.catalog.contracts.JsonLimits;
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.testsupport.SnapshotEventsGenerator;
@@ -94,7 +97,20 @@ class EventsScannerTest {
                         "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"a\",\"revision\":1,\"revision\":2}]}"),
                 ev("ReleasePublished", "release", "r", "1",
                         "{\"items\":[{\"itemId\":\"a\",\"revision\":1}],\"visibility\":\"PUBLIC\"}"),
-                ev("ItemUpserted", "item", "sku-1", "1", "{\"attributes\":{\"big\":\"" + "y".repeat(400) + "\"}}")));
+                ev("ItemUpserted", "item", "sku-1", "1", "{\"attributes\":{\"big\":\"" + "y".repeat(400) + "\"}}"),
+                item.replace("\"type\":\"ItemUpserted\"", "\"type\":{\"a\":\"ItemUpserted\"}"),
+                item.replace("\"subject\":\"sku-1\"", "\"subject\":[\"sku-1\",{}]"),
+                item.replace("\"id\":\"e\"", "\"id\":{\"e\":1}"),
+                item.replace(":1,", ":{\"v\":1},"),
+                item.replace("\"1.0\"", "[\"1.0\"]"),
+                item.replace("\"aggregatetype\":\"item\"", "\"aggregatetype\":{}"),
+                ev("MappingUpserted", "mapping", "m", "1", "{\"source\":{\"x\":\"a\"},\"target\":\"b\"}"),
+                ev("MappingUpserted", "mapping", "m", "1", "{\"source\":\"a\",\"target\":[\"b\"]}"),
+                ev("ReleasePublished", "release", "r", "1", "{\"visibility\":[\"PUBLIC\"],\"items\":[]}"),
+                ev("ReleasePublished", "release", "r", "1",
+                        "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":{\"a\":1},\"revision\":2}]}"),
+                ev("ReleasePublished", "release", "r", "1",
+                        "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"a\",\"revision\":[2]}]}")));
         int i = 0;
         for (String c : cases) {
             Path file = dir.resolve("case-" + i++ + ".json");
@@ -104,18 +120,54 @@ class EventsScannerTest {
     }
 
     @Test
-    void itsIdRuleIsTheContractsRule() {
+    void itsIdRuleIsTheContractsRule() throws Exception {
+        int i = 0;
         for (String id : List.of("a", "A-z_0.9:x", "", " ", "a b", "é", "x".repeat(128), "x".repeat(129), "a/b",
-                "a\n", "ü", "a#")) {
-            boolean contract;
-            try {
-                com.acme.catalog.contracts.AggregateIds.require("id", id);
-                contract = true;
-            } catch (com.acme.catalog.contracts.InvalidIdException e) {
-                contract = false;
+                "a\\n", "ü", "a#")) {
+            boolean contract = AggregateIds.isId(id.replace("\\n", "\n"));
+            String item = ev("ItemUpserted", "item", id, "1", "{\"attributes\":{}}");
+            String release = ev("ReleasePublished", "release", "r", "1",
+                    "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"" + id + "\",\"revision\":1}]}");
+            for (String c : List.of(item, release)) {
+                Path file = dir.resolve("id-" + i++ + ".json");
+                Files.writeString(file, "[" + c + "]");
+                List<Object> scanned = scanned(file, 1 << 20);
+                assertThat(scanned).as(c).isEqualTo(tree(file, 1 << 20));
+                assertThat(scanned.get(0) instanceof EventsScanner.Scanned).as(c).isEqualTo(contract);
             }
-            assertThat(EventsScanner.validId(id)).as(id).isEqualTo(contract);
         }
+    }
+
+    @Test
+    void theTextAndReleaseLimitsAreTheSharedOnes() throws Exception {
+        String ref = "{\"itemId\":\"a\",\"revision\":1},";
+        assertThat(both(mapping("x".repeat(JsonLimits.MAX_TEXT_MEMBER_CHARS))).get(0))
+                .isInstanceOf(EventsScanner.Scanned.class);
+        assertThat(both(mapping("x".repeat(JsonLimits.MAX_TEXT_MEMBER_CHARS + 1)))).containsExactly(List.of(
+                ProblemCode.INVALID_EVENT, "0", "e", "event 0 (id e): source must be a string of 1-4096 characters"));
+        // at the count limit, so many references only meet the wire limit
+        assertThat(both(release(ref.repeat(JsonLimits.MAX_RELEASE_ITEMS))).toString())
+                .contains("on the wire").doesNotContain("at most");
+        assertThat(both(release(ref.repeat(JsonLimits.MAX_RELEASE_ITEMS + 1)))).containsExactly(List.of(
+                ProblemCode.INVALID_EVENT, "0", "e", "event 0 (id e): a release names at most 10000 items"));
+    }
+
+    /** The one event as both readers see it: the same, or the test fails. */
+    private List<Object> both(String event) throws Exception {
+        Path file = Files.createTempFile(dir, "event-", ".json");
+        Files.writeString(file, "[" + event + "]");
+        List<Object> scanned = scanned(file, 1 << 21);
+        assertThat(scanned).as(event).isEqualTo(tree(file, 1 << 21));
+        return scanned;
+    }
+
+    private static String mapping(String source) {
+        return ev("MappingUpserted", "mapping", "m", "1", "{\"source\":\"" + source + "\",\"target\":\"b\"}");
+    }
+
+    private static String release(String items) {
+        return ev("ReleasePublished", "release", "r", "1",
+                "{\"visibility\":\"PUBLIC\",\"items\":[" + items.substring(0, items.length() - 1) + "]}");
     }
 
     @Test
