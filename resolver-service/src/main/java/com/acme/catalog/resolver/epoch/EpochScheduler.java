@@ -1,12 +1,9 @@
 package com.acme.catalog.resolver.epoch;
 
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.resolver.periodic.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +27,7 @@ class EpochScheduler implements SmartLifecycle {
     private final RollbackDetector detector;
     private final ControlStoreProperties properties;
     private final AtomicBoolean checkQueued = new AtomicBoolean();
-    private volatile ScheduledExecutorService executor;
+    private volatile PeriodicTasks tasks;
 
     EpochScheduler(EpochCache cache, HighWaterMarks marks, RollbackDetector detector,
             ControlStoreProperties properties) {
@@ -42,58 +39,43 @@ class EpochScheduler implements SmartLifecycle {
 
     @Override
     public void start() {
-        ScheduledExecutorService e = Executors.newScheduledThreadPool(2, DaemonThreads.numbered("epoch"));
-        every(e, properties.refreshInterval().toMillis(), () -> cache.refresh());
-        every(e, properties.highWaterMarkInterval().toMillis(), () -> marks.flush());
-        e.scheduleWithFixedDelay(this::check, 0, properties.rollbackCheckInterval().toMillis(),
-                TimeUnit.MILLISECONDS);
-        executor = e;
+        PeriodicTasks t = PeriodicTasks.onThreads("epoch", 2);
+        t.every(properties.refreshInterval(), () -> cache.refresh(), EpochScheduler::taskFailed);
+        t.every(properties.highWaterMarkInterval(), () -> marks.flush(), EpochScheduler::taskFailed);
+        t.every(Duration.ZERO, properties.rollbackCheckInterval(), this::check, EpochScheduler::checkFailed);
+        tasks = t;
     }
 
-    private static void every(ScheduledExecutorService e, long millis, Runnable task) {
-        e.scheduleWithFixedDelay(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException ex) {
-                log.warn("epoch background task failed; it runs again: {}", ex.toString());
-            }
-        }, millis, millis, TimeUnit.MILLISECONDS);
+    private static void taskFailed(RuntimeException e) {
+        log.warn("epoch background task failed; it runs again: {}", e.toString());
     }
 
     /** Runs a rollback check soon, once however often it is asked for before it runs. */
     void checkSoon() {
-        ScheduledExecutorService e = executor;
-        if (e != null && checkQueued.compareAndSet(false, true)) {
-            try {
-                e.execute(this::check);
-            } catch (RejectedExecutionException stopping) {
-                checkQueued.set(false);
-            }
+        PeriodicTasks t = tasks;
+        if (t != null && checkQueued.compareAndSet(false, true)
+                && !t.runSoon(this::check, EpochScheduler::checkFailed)) {
+            checkQueued.set(false); // stopping
         }
     }
 
     private void check() {
         checkQueued.set(false);
-        try {
-            detector.check();
-        } catch (RuntimeException e) {
-            log.warn("rollback check failed; the next one retries: {}", e.toString());
-        }
+        detector.check();
+    }
+
+    private static void checkFailed(RuntimeException e) {
+        log.warn("rollback check failed; the next one retries: {}", e.toString());
     }
 
     @Override
     public void stop() {
-        ScheduledExecutorService e = executor;
-        executor = null;
-        if (e == null) {
+        PeriodicTasks t = tasks;
+        tasks = null;
+        if (t == null) {
             return;
         }
-        e.shutdownNow();
-        try {
-            e.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-        }
+        t.stop(Duration.ofSeconds(10));
         try {
             marks.flush();
         } catch (RuntimeException ex) {
@@ -103,7 +85,7 @@ class EpochScheduler implements SmartLifecycle {
 
     @Override
     public boolean isRunning() {
-        return executor != null;
+        return tasks != null;
     }
 
     /** Before the web server starts and after it stopped, so writes it still served get their marks recorded. */

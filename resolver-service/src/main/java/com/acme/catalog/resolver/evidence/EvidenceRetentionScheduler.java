@@ -1,11 +1,8 @@
 package com.acme.catalog.resolver.evidence;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.resolver.periodic.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +25,7 @@ class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<
     private final EvidenceRetentionRepository repository;
     private final EvidenceMetrics metrics;
     private final EvidenceProperties properties;
-    private volatile ScheduledExecutorService executor;
+    private volatile PeriodicTasks tasks;
 
     EvidenceRetentionScheduler(EvidenceRetentionJob job, EvidenceRetentionRepository repository,
             EvidenceMetrics metrics, EvidenceProperties properties) {
@@ -40,35 +37,23 @@ class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<
 
     @Override
     public void start() {
-        executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("evidence-retention"));
-        executor.execute(this::refreshGauge);
+        PeriodicTasks t = PeriodicTasks.onThread("evidence-retention");
+        t.runSoon(() -> metrics.missing(repository.countMissing(null)),
+                e -> log.warn("could not read the missing evidence count; the next retention run sets it", e));
         if (properties.retention().enabled()) {
-            long interval = properties.retention().interval().toMillis();
-            executor.scheduleWithFixedDelay(this::run, interval, interval, TimeUnit.MILLISECONDS);
+            t.every(properties.retention().interval(), () -> job.run(null, "SCHEDULED"),
+                    e -> log.warn("evidence retention run failed; the next one retries", e));
         }
-    }
-
-    private void refreshGauge() {
-        try {
-            metrics.missing(repository.countMissing(null));
-        } catch (RuntimeException e) {
-            log.warn("could not read the missing evidence count; the next retention run sets it", e);
-        }
-    }
-
-    private void run() {
-        try {
-            job.run(null, "SCHEDULED");
-        } catch (RuntimeException e) {
-            log.warn("evidence retention run failed; the next one retries", e);
-        }
+        tasks = t;
     }
 
     @Override
     public void stop() {
-        ScheduledExecutorService e = executor;
-        executor = null;
-        DaemonThreads.stop(e, Duration.ofSeconds(10));
+        PeriodicTasks t = tasks;
+        tasks = null;
+        if (t != null) {
+            t.stop(Duration.ofSeconds(10));
+        }
     }
 
     /** Stops background database work as soon as the context starts closing. */
@@ -79,6 +64,6 @@ class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<
 
     @Override
     public boolean isRunning() {
-        return executor != null;
+        return tasks != null;
     }
 }

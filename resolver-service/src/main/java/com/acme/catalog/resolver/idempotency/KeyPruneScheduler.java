@@ -1,11 +1,8 @@
 package com.acme.catalog.resolver.idempotency;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.resolver.periodic.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +22,7 @@ class KeyPruneScheduler implements SmartLifecycle, ApplicationListener<ContextCl
 
     private final KeyPruner pruner;
     private final IdempotencyProperties properties;
-    private volatile ScheduledExecutorService executor;
+    private volatile PeriodicTasks tasks;
 
     KeyPruneScheduler(KeyPruner pruner, IdempotencyProperties properties) {
         this.pruner = pruner;
@@ -34,29 +31,28 @@ class KeyPruneScheduler implements SmartLifecycle, ApplicationListener<ContextCl
 
     @Override
     public void start() {
-        executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("idempotency-pruner"));
+        PeriodicTasks t = PeriodicTasks.onThread("idempotency-pruner");
         if (properties.pruneEnabled()) {
-            long interval = properties.pruneInterval().toMillis();
-            executor.scheduleWithFixedDelay(this::run, interval, interval, TimeUnit.MILLISECONDS);
+            t.every(properties.pruneInterval(), this::prune,
+                    e -> log.warn("idempotency key pruning failed; the next pass retries", e));
         }
+        tasks = t;
     }
 
-    private void run() {
-        try {
-            long deleted = pruner.prune();
-            if (deleted > 0) {
-                log.debug("pruned {} idempotency keys older than {}", deleted, properties.window());
-            }
-        } catch (RuntimeException e) {
-            log.warn("idempotency key pruning failed; the next pass retries", e);
+    private void prune() {
+        long deleted = pruner.prune();
+        if (deleted > 0) {
+            log.debug("pruned {} idempotency keys older than {}", deleted, properties.window());
         }
     }
 
     @Override
     public void stop() {
-        ScheduledExecutorService e = executor;
-        executor = null;
-        DaemonThreads.stop(e, Duration.ofSeconds(10));
+        PeriodicTasks t = tasks;
+        tasks = null;
+        if (t != null) {
+            t.stop(Duration.ofSeconds(10));
+        }
     }
 
     /** Stops background database work as soon as the context starts closing. */
@@ -67,6 +63,6 @@ class KeyPruneScheduler implements SmartLifecycle, ApplicationListener<ContextCl
 
     @Override
     public boolean isRunning() {
-        return executor != null;
+        return tasks != null;
     }
 }

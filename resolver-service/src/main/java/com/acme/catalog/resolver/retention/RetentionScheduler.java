@@ -3,11 +3,8 @@ package com.acme.catalog.resolver.retention;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.resolver.periodic.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +28,7 @@ class RetentionScheduler implements SmartLifecycle, ApplicationListener<ContextC
     private final RetentionStatusRefresher refresher;
     private final RetentionProperties properties;
     private final Clock clock;
-    private volatile ScheduledExecutorService executor;
+    private volatile PeriodicTasks tasks;
 
     RetentionScheduler(OutboxPruner pruner, RetentionStatusRefresher refresher, RetentionProperties properties,
             Clock clock) {
@@ -43,52 +40,35 @@ class RetentionScheduler implements SmartLifecycle, ApplicationListener<ContextC
 
     @Override
     public void start() {
-        executor = Executors.newScheduledThreadPool(2, DaemonThreads.numbered("retention"));
+        PeriodicTasks t = PeriodicTasks.onThreads("retention", 2);
         if (properties.prune().enabled()) {
-            long interval = properties.prune().interval().toMillis();
-            executor.scheduleWithFixedDelay(this::pruneCycle, interval, interval, TimeUnit.MILLISECONDS);
+            t.every(properties.prune().interval(), this::pruneCycle,
+                    e -> log.warn("prune cycle failed; the next cycle retries", e));
         }
         if (properties.status().enabled()) {
-            long interval = properties.status().refreshInterval().toMillis();
-            executor.scheduleWithFixedDelay(this::refresh, Math.min(interval, 1000), interval,
-                    TimeUnit.MILLISECONDS);
+            Duration interval = properties.status().refreshInterval();
+            t.every(Duration.ofMillis(Math.min(interval.toMillis(), 1000)), interval, refresher::refresh,
+                    e -> log.warn("retention status refresh failed; the next one retries", e));
         }
+        tasks = t;
     }
 
-    void pruneCycle() {
+    private void pruneCycle() {
         Instant started = clock.instant();
-        try {
-            long pruned = pruner.pruneCandidates().stream().mapToLong(OutboxPruner.PruneOutcome::pruned).sum();
-            if (pruned > 0) {
-                log.info("prune cycle deleted {} outbox events in {}", pruned,
-                        Duration.between(started, clock.instant()));
-            }
-            refresher.refresh();
-        } catch (RuntimeException e) {
-            log.warn("prune cycle failed; the next cycle retries", e);
+        long pruned = pruner.pruneCandidates().stream().mapToLong(OutboxPruner.PruneOutcome::pruned).sum();
+        if (pruned > 0) {
+            log.info("prune cycle deleted {} outbox events in {}", pruned, Duration.between(started, clock.instant()));
         }
-    }
-
-    private void refresh() {
-        try {
-            refresher.refresh();
-        } catch (RuntimeException e) {
-            log.warn("retention status refresh failed; the next one retries", e);
-        }
+        refresher.refresh();
     }
 
     @Override
     public void stop() {
-        ScheduledExecutorService e = executor;
-        if (e != null) {
-            e.shutdownNow();
-            try {
-                e.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
+        PeriodicTasks t = tasks;
+        tasks = null;
+        if (t != null) {
+            t.stop(Duration.ofSeconds(10));
         }
-        executor = null;
     }
 
     /** Stops background database work as soon as the context starts closing, before anything else shuts down. */
@@ -104,6 +84,6 @@ class RetentionScheduler implements SmartLifecycle, ApplicationListener<ContextC
 
     @Override
     public boolean isRunning() {
-        return executor != null;
+        return tasks != null;
     }
 }
