@@ -33,7 +33,7 @@ import org.springframework.util.AntPathMatcher;
  * codes it may carry ({@code x-problem-codes}, also in the description). Every operation: 400 {@code INVALID_ID} /
  * {@code INVALID_BODY}, 500 {@code INTERNAL} and 503 {@code DATABASE_UNAVAILABLE}; a protected one 401 and 403
  * (and the bearer scheme); one with a path variable 404; the codes the contract names for particular endpoints
- * from {@link #RULES}.
+ * from {@link #RULES}. Each problem response has an example body with its first code.
  */
 public final class OpenApiProblems implements OpenApiCustomizer {
 
@@ -64,8 +64,7 @@ public final class OpenApiProblems implements OpenApiCustomizer {
             Rule.of("POST", "/v1/streams/{t}/{c}/bootstrap-import", ProblemCode.DESTINATION_NOT_EMPTY,
                     ProblemCode.IMPORT_IN_PROGRESS, ProblemCode.PAYLOAD_TOO_LARGE),
             // retention
-            // POST /v1/retention/consumers: 400 (DELIVERY_URL_NOT_ALLOWED joins it once ProblemCode has it)
-            Rule.of("POST", "/v1/retention/consumers", ProblemCode.EPOCH_MISMATCH),
+            Rule.of("POST", "/v1/retention/consumers", ProblemCode.DELIVERY_URL_NOT_ALLOWED, ProblemCode.EPOCH_MISMATCH),
             Rule.of("PUT", "/v1/retention/consumers/{id}/progress", ProblemCode.EPOCH_MISMATCH,
                     ProblemCode.POSITION_AHEAD, ProblemCode.HISTORY_ROLLED_BACK),
             Rule.of("POST", "/v1/retention/leases", ProblemCode.EPOCH_MISMATCH),
@@ -83,6 +82,9 @@ public final class OpenApiProblems implements OpenApiCustomizer {
                     ProblemCode.INVALID_EVENT, ProblemCode.PAYLOAD_TOO_LARGE, ProblemCode.MAINTENANCE),
             Rule.of("GET", "/v1/catalog/{t}/{c}/.*", ProblemCode.MAINTENANCE),
             Rule.of("POST", "/v1/rebuilds", ProblemCode.WORKER_LEASE_HELD, ProblemCode.MAINTENANCE));
+
+    /** The {@code detail} of the problem examples: each real one says what was wrong in a sentence. */
+    static final String EXAMPLE_DETAIL = "a sentence saying what was wrong with the request and what to do";
 
     private final List<String> publicPatterns;
     private final AntPathMatcher matcher = new AntPathMatcher();
@@ -131,7 +133,8 @@ public final class OpenApiProblems implements OpenApiCustomizer {
             ApiResponse r = new ApiResponse()
                     .description("Problem (application/problem+json), code " + String.join(" or ", names))
                     .content(new Content().addMediaType("application/problem+json",
-                            new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem"))));
+                            new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem"))
+                                    .example(Problems.body(codes.get(0), EXAMPLE_DETAIL, null))));
             r.addExtension("x-problem-codes", names);
             responses.addApiResponse(String.valueOf(status), r);
         });
