@@ -93,6 +93,7 @@ class OpenApiIT extends ProductIT {
         List<String> noSummary = new ArrayList<>();
         List<String> noRequestExample = new ArrayList<>();
         List<String> noAnswerExample = new ArrayList<>();
+        List<String> anyMedia = new ArrayList<>();
         for (var path : doc.path("paths").properties()) {
             for (var method : path.getValue().properties()) {
                 String endpoint = method.getKey().toUpperCase() + " " + path.getKey();
@@ -107,6 +108,9 @@ class OpenApiIT extends ProductIT {
                 for (var answer : op.path("responses").properties()) {
                     JsonNode content = answer.getValue().path("content");
                     for (var media : content.properties()) {
+                        if (media.getKey().equals("*/*")) {
+                            anyMedia.add(endpoint + " " + answer.getKey());
+                        }
                         if (media.getKey().contains("json") && !hasExample(media.getValue())) {
                             noAnswerExample.add(endpoint + " " + answer.getKey() + " " + media.getKey());
                         }
@@ -117,6 +121,7 @@ class OpenApiIT extends ProductIT {
         assertThat(noSummary).as("operations without a summary").isEmpty();
         assertThat(noRequestExample).as("JSON request bodies without an example").isEmpty();
         assertThat(noAnswerExample).as("JSON answers without an example").isEmpty();
+        assertThat(anyMedia).as("answers described as */* (the services answer JSON)").isEmpty();
     }
 
     private static String text(JsonNode node) {

@@ -119,6 +119,7 @@ class OpenApiIT extends ResolverIT {
         List<String> noSummary = new ArrayList<>();
         List<String> noRequestExample = new ArrayList<>();
         List<String> noAnswerExample = new ArrayList<>();
+        List<String> anyMedia = new ArrayList<>();
         for (var path : doc.path("paths").properties()) {
             for (var method : path.getValue().properties()) {
                 String endpoint = method.getKey().toUpperCase() + " " + path.getKey();
@@ -133,6 +134,9 @@ class OpenApiIT extends ResolverIT {
                 for (var answer : op.path("responses").properties()) {
                     JsonNode content = answer.getValue().path("content");
                     for (var media : content.properties()) {
+                        if (media.getKey().equals("*/*")) {
+                            anyMedia.add(endpoint + " " + answer.getKey());
+                        }
                         if (media.getKey().contains("json") && !hasExample(media.getValue())) {
                             noAnswerExample.add(endpoint + " " + answer.getKey() + " " + media.getKey());
                         }
@@ -143,6 +147,19 @@ class OpenApiIT extends ResolverIT {
         assertThat(noSummary).as("operations without a summary").isEmpty();
         assertThat(noRequestExample).as("JSON request bodies without an example").isEmpty();
         assertThat(noAnswerExample).as("JSON answers without an example").isEmpty();
+        assertThat(anyMedia).as("answers described as */* (the services answer JSON)").isEmpty();
+        // a JsonNode body is any JSON value, not the getters of Jackson's class
+        assertThat(doc.path("components").path("schemas").path("JsonNode").has("properties")).isFalse();
+        // the contract's writes take an Idempotency-Key
+        for (String write : List.of("PUT /v1/streams/{tenant}/{catalog}/items/{itemId}",
+                "DELETE /v1/streams/{tenant}/{catalog}/items/{itemId}",
+                "POST /v1/streams/{tenant}/{catalog}/transactions",
+                "POST /v1/streams/{tenant}/{catalog}/review-cases/{caseId}/decisions")) {
+            assertThat(operation(doc, write).path("parameters").toString()).as(write)
+                    .contains("#/components/parameters/IdempotencyKey");
+        }
+        assertThat(doc.path("components").path("parameters").path("IdempotencyKey").path("name").stringValue())
+                .isEqualTo("Idempotency-Key");
     }
 
     private static String text(JsonNode node) {
