@@ -14,6 +14,8 @@ import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -27,6 +29,7 @@ import org.springframework.web.bind.annotation.RestController;
  * the answer compares with the resolver's state-checksum at the same position. A stream without a serving
  * generation answers like an empty resolver stream (epoch 1, position 0, empty tables).
  */
+@Tag(name = "Checksums", description = "Checksums of the projection, to compare with the resolver")
 @RestController
 class ProjectionChecksumController {
 
@@ -42,6 +45,9 @@ class ProjectionChecksumController {
     }
 
     /** {@code profile}: {@code accepted-state-v1} (the default) or {@code public-view-v1}; anything else is 400. */
+    @Operation(operationId = "projectionChecksum", summary = "Checksum the projection",
+            description = "Same shape and profile as the resolver's state-checksum, over the serving generation's "
+                    + "copy of accepted state.")
     @GetMapping("/v1/streams/{tenant}/{catalog}/projection-checksum")
     ChecksumAnswer projectionChecksum(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String profile) {

@@ -7,11 +7,14 @@ import com.acme.catalog.contracts.completeness.CompletenessView;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** {@code GET /v1/projection-completeness?tenant=&catalog=} (operator or consumer). */
+@Tag(name = "Completeness", description = "How far the projection is verified against the resolver")
 @RestController
 class CompletenessController {
 
@@ -21,6 +24,9 @@ class CompletenessController {
         this.service = service;
     }
 
+    @Operation(operationId = "projectionCompleteness", summary = "Read projection completeness",
+            description = "Verified-through position, state and the recovery worker's heartbeat. Operator or "
+                    + "consumer.")
     @GetMapping("/v1/projection-completeness")
     CompletenessView completeness(@RequestParam(required = false) String tenant,
             @RequestParam(required = false) String catalog) {

@@ -6,11 +6,14 @@ import com.acme.catalog.contracts.epoch.OldEpochDeliveries;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** {@code GET /v1/audit/old-epoch-deliveries?tenant=&catalog=&limit=} (role operator), newest first. */
+@Tag(name = "Audit", description = "Events of old epochs that reached the product")
 @RestController
 class AuditController {
 
@@ -23,6 +26,9 @@ class AuditController {
         this.audit = audit;
     }
 
+    @Operation(operationId = "oldEpochDeliveries", summary = "List old-epoch deliveries",
+            description = "Every event of an epoch older than the stream's current one that reached the product, "
+                    + "terminally ignored; newest first. Role operator.")
     @GetMapping("/v1/audit/old-epoch-deliveries")
     OldEpochDeliveries list(@RequestParam(required = false) String tenant,
             @RequestParam(required = false) String catalog, @RequestParam(required = false) Integer limit) {

@@ -16,11 +16,16 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.product.projection.IntegrationEvent;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /** {@code POST /v1/inbox/events}: the relay's deliveries (role relay). */
+@Tag(name = "Inbox", description = "The relay's deliveries")
 @RestController
 class InboxController {
 
@@ -32,6 +37,11 @@ class InboxController {
         this.inbox = inbox;
     }
 
+    @Operation(operationId = "deliverEvents", summary = "Deliver events",
+            description = "A batch of integration events in position order; each result says whether it was applied, "
+                    + "a duplicate, parked or ignored. Role relay.")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, description = "a batch of events",
+            content = @Content(mediaType = "application/json", schema = @Schema(types = "object")))
     @PostMapping("/v1/inbox/events")
     DeliveryAnswer deliver(@RequestBody byte[] body) {
         Access.require(Role.RELAY);

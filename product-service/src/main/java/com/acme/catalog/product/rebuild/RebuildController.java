@@ -14,6 +14,8 @@ import com.acme.catalog.contracts.rebuild.RebuildView;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -26,6 +28,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** {@code POST /v1/rebuilds} and {@code GET /v1/rebuilds/{id}} (role operator). */
+@Tag(name = "Rebuilds", description = "Rebuilding a stream's projection from an export")
 @RestController
 class RebuildController {
 
@@ -39,6 +42,8 @@ class RebuildController {
         this.service = service;
     }
 
+    @Operation(operationId = "startRebuild", summary = "Start a rebuild",
+            description = "Leases, exports, loads and catches up a new generation, then cuts over. Role operator.")
     @PostMapping("/v1/rebuilds")
     @ResponseStatus(HttpStatus.ACCEPTED)
     RebuildStarted start(@RequestBody(required = false) JsonNode body) {
@@ -49,6 +54,8 @@ class RebuildController {
         return new RebuildStarted(service.start(stream));
     }
 
+    @Operation(operationId = "rebuildStatus", summary = "Read a rebuild",
+            description = "Its phase, progress and, on failure, an error sentence with a stable code.")
     @GetMapping("/v1/rebuilds/{rebuildId}")
     RebuildView get(@PathVariable String rebuildId) {
         Access.require(Role.OPERATOR);

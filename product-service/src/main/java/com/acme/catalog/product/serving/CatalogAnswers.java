@@ -18,7 +18,7 @@ final class CatalogAnswers {
 
     /** {@code GET /v1/catalog/{tenant}/{catalog}/items/{itemId}}: the item as its latest PUBLIC release names it. */
     record Item(String tenant, String catalog, String itemId, int revision, String releaseId,
-            @JsonRawValue @Schema(type = "object") String attributes) {
+            @JsonRawValue @Schema(type = "object", types = "object") String attributes) {
     }
 
     /** {@code GET /v1/catalog/{tenant}/{catalog}/search}: the hits, best first, and the limit honoured. */
@@ -31,6 +31,6 @@ final class CatalogAnswers {
 
     /** One search hit: an item as in {@link Item}, with its rank. */
     record Hit(String itemId, float score, int revision, String releaseId,
-            @JsonRawValue @Schema(type = "object") String attributes) {
+            @JsonRawValue @Schema(type = "object", types = "object") String attributes) {
     }
 }

@@ -13,6 +13,8 @@ import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.serving.CatalogRepository.PublicItem;
 import com.acme.catalog.product.serving.CatalogRepository.Serving;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.transaction.PlatformTransactionManager;
@@ -32,6 +34,7 @@ import org.springframework.web.bind.annotation.RestController;
  * rolled back is refused the same way, with 503 {@code HISTORY_ROLLED_BACK} (docs/epochs.md "What readers see after
  * a rollback").
  */
+@Tag(name = "Catalog", description = "Public reads of released items")
 @RestController
 @RequestMapping("/v1/catalog/{tenant}/{catalog}")
 class CatalogController {
@@ -53,6 +56,8 @@ class CatalogController {
         this.maxLimit = properties.maxSearchLimit();
     }
 
+    @Operation(operationId = "catalogItem", summary = "Read a released item",
+            description = "The item as last released PUBLIC; 404 if it is not publicly released. No token.")
     @GetMapping("/items/{itemId}")
     CatalogAnswers.Item item(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
             @PathVariable String itemId, HttpServletResponse response) {
@@ -67,6 +72,8 @@ class CatalogController {
                 item.attributes());
     }
 
+    @Operation(operationId = "catalogSearch", summary = "Search released items",
+            description = "Full-text search over publicly released items. No token.")
     @GetMapping("/search")
     CatalogAnswers.Search search(@PathVariable String tenant, @PathVariable("catalog") String catalogId,
             @RequestParam String q, @RequestParam(required = false) Integer limit, HttpServletResponse response) {

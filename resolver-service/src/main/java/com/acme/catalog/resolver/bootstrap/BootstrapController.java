@@ -13,6 +13,10 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Problems;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -27,6 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
  * Answers 200 with the import summary; problems carry the first bad event's {@code index} and {@code eventId},
  * or, after a failed chunk, the partial {@code import} summary.
  */
+@Tag(name = "Bootstrap", description = "Loading a stream's history from an events.json export")
 @RestController
 class BootstrapController {
 
@@ -36,6 +41,11 @@ class BootstrapController {
         this.importer = importer;
     }
 
+    @Operation(operationId = "bootstrapImport", summary = "Import a stream's history",
+            description = "The body is an events.json array; an empty stream only. Problems carry the first bad "
+                    + "event's index and eventId. Role operator.")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, description = "the events.json array",
+            content = @Content(mediaType = "application/json", schema = @Schema(types = "array")))
     @PostMapping("/v1/streams/{tenant}/{catalog}/bootstrap-import")
     ImportSummary importEvents(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) Integer chunkEvents, @RequestParam(required = false) Long chunkBytes,

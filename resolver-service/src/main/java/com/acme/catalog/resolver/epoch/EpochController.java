@@ -12,6 +12,8 @@ import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.epoch.EpochRepository.Current;
 import com.acme.catalog.resolver.stream.CursorRepository;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -23,6 +25,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code GET /v1/epochs/{tenant}/{catalog}} (roles operator and consumer: a product reads the current epoch here)
  * and {@code POST …/rotate} (operator). Both read the control store itself, not this instance's cache.
  */
+@Tag(name = "Epochs", description = "History epochs from the control store")
 @RestController
 @RequestMapping("/v1/epochs/{tenant}/{catalog}")
 class EpochController {
@@ -41,6 +44,8 @@ class EpochController {
      * The current epoch, its high-water mark as recorded and the full history. A stream the store does not know
      * yet gets the epoch of its open cursor as its first (an upgraded database: 1); one nobody wrote is in epoch 1.
      */
+    @Operation(operationId = "epochStatus", summary = "Read a stream's epochs",
+            description = "The current epoch, its high-water mark and the full history, read from the control store.")
     @GetMapping
     EpochStatus status(@PathVariable String tenant, @PathVariable String catalog) {
         StreamId s = new StreamId(tenant, catalog);
@@ -54,6 +59,9 @@ class EpochController {
         return new EpochStatus(current.epoch(), current.issuedAt(), current.highWaterMark(), epochs.history(s));
     }
 
+    @Operation(operationId = "rotateEpoch", summary = "Rotate a stream's epoch",
+            description = "Issues the next epoch, fences the old cursor and opens the new one at 0. Needs maintenance "
+                    + "(409 MAINTENANCE_REQUIRED).")
     @PostMapping("/rotate")
     RotateResponse rotate(@PathVariable String tenant, @PathVariable String catalog,
             @RequestBody RotateRequest request) {

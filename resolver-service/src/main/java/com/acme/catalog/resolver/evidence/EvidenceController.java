@@ -16,6 +16,11 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.core.io.InputStreamResource;
 import org.springframework.http.MediaType;
@@ -29,6 +34,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Evidence intake and reads, tenant-scoped: writers of the tenant send, writers and operators read. */
+@Tag(name = "Evidence", description = "Evidence artifacts of a tenant: intake, metadata and bytes")
 @RestController
 @RequestMapping("/v1/tenants/{tenant}/evidence")
 class EvidenceController {
@@ -44,6 +50,14 @@ class EvidenceController {
     }
 
     /** The raw body is the artifact; 201 for new bytes, 200 for bytes the tenant already has. */
+    @Operation(summary = "Store an evidence artifact",
+            description = "The raw body is the artifact, its Content-Type kept. 201 for new bytes, 200 for bytes the "
+                    + "tenant already has. Role writer of the tenant.")
+    @ApiResponse(responseCode = "201", description = "Stored: a new artifact")
+    @ApiResponse(responseCode = "200", description = "The tenant already has these bytes: the same artifact")
+    @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, description = "the artifact's bytes",
+            content = @Content(mediaType = "application/octet-stream", schema = @Schema(types = "string",
+                    format = "binary")))
     @PostMapping
     ResponseEntity<ArtifactReceipt> receive(@PathVariable String tenant, HttpServletRequest request)
             throws IOException {
@@ -62,12 +76,19 @@ class EvidenceController {
         return ResponseEntity.created(URI.create(request.getRequestURI() + "/" + a.artifactId())).body(receipt);
     }
 
+    @Operation(operationId = "artifactMetadata", summary = "Read an artifact's metadata",
+            description = "Status PRESENT, MISSING or EXPIRED. Roles operator and writer of the tenant.")
     @GetMapping("/{artifactId}")
     ArtifactView metadata(@PathVariable String tenant, @PathVariable String artifactId) {
         return readable(tenant, artifactId).view();
     }
 
     /** The stored bytes with their content type; 404 while the object is missing or after expiry. */
+    @Operation(operationId = "artifactContent", summary = "Read an artifact's bytes",
+            description = "The stored bytes with their content type; 404 while the object is missing or after expiry.")
+    @ApiResponse(responseCode = "200", description = "The bytes, with the content type they were stored with",
+            content = @Content(mediaType = "application/octet-stream", schema = @Schema(types = "string",
+                    format = "binary")))
     @GetMapping("/{artifactId}/content")
     ResponseEntity<InputStreamResource> content(@PathVariable String tenant, @PathVariable String artifactId)
             throws IOException {
@@ -86,6 +107,9 @@ class EvidenceController {
     }
 
     /** Marks or unmarks a regression fixture, kept whatever references it has. */
+    @Operation(operationId = "markFixture", summary = "Mark an artifact as a regression fixture",
+            description = "A fixture is kept whatever references it has; fixture=false unmarks it. Roles operator and "
+                    + "writer of the tenant.")
     @PutMapping("/{artifactId}/fixture")
     ArtifactView fixture(@PathVariable String tenant, @PathVariable String artifactId,
             @RequestBody FixtureRequest body) {

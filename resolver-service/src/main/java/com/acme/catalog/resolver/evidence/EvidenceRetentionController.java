@@ -9,6 +9,8 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -16,6 +18,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Evidence retention: a run on demand (operator) and a tenant's status (operators and writers of the tenant). */
+@Tag(name = "Evidence")
 @RestController
 class EvidenceRetentionController {
 
@@ -28,6 +31,9 @@ class EvidenceRetentionController {
     }
 
     /** Runs retention now, over {@code tenant} or (absent) every tenant the token may access. */
+    @Operation(operationId = "runEvidenceRetention", summary = "Run evidence retention",
+            description = "Now, over tenant or (absent) every tenant the token may access: expires unreferenced "
+                    + "artifacts past their retention and flags missing objects. Role operator.")
     @PostMapping("/v1/evidence-retention/run")
     RetentionRunSummary run(@RequestParam(required = false) String tenant) {
         if (tenant != null) {
@@ -42,6 +48,9 @@ class EvidenceRetentionController {
         return job.run(tenant, "REQUESTED");
     }
 
+    @Operation(operationId = "evidenceRetentionStatus", summary = "Read a tenant's evidence retention",
+            description = "Counts of referenced, unreferenced and expired artifacts and the missing ones. Operators "
+                    + "and writers of the tenant.")
     @GetMapping("/v1/tenants/{tenant}/evidence-retention")
     EvidenceRetentionStatus status(@PathVariable String tenant) {
         StreamId.requirePart("tenant", tenant);

@@ -7,6 +7,8 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -15,6 +17,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /** {@code POST /v1/streams/{tenant}/{catalog}/extraction-runs} (role writer of the tenant). */
+@Tag(name = "Evidence")
 @RestController
 class ExtractionRunController {
 
@@ -24,6 +27,9 @@ class ExtractionRunController {
         this.runs = runs;
     }
 
+    @Operation(operationId = "createExtractionRun", summary = "Record an extraction run",
+            description = "The claims an extractor read from an artifact, for review cases to cite. Role writer of "
+                    + "the tenant.")
     @PostMapping("/v1/streams/{tenant}/{catalog}/extraction-runs")
     @ResponseStatus(HttpStatus.CREATED)
     ExtractionRunCreated create(@PathVariable String tenant, @PathVariable String catalog,

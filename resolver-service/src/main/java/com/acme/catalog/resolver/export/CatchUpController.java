@@ -14,6 +14,11 @@ import com.acme.catalog.resolver.export.CatchUpRepository.StoredEvent;
 import com.acme.catalog.resolver.export.CatchUpService.Page;
 import com.acme.catalog.resolver.retention.RetentionService;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -25,6 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
  * of the token, and (but for an operator) with a lease the token's identity took. Each event is written as its stored wire text with the chain digest member appended; the wire is
  * never parsed or re-serialized, so clients can verify the chain over exactly the stored bytes.
  */
+@Tag(name = "Exports")
 @RestController
 class CatchUpController {
 
@@ -36,6 +42,11 @@ class CatchUpController {
         this.retention = retention;
     }
 
+    @Operation(operationId = "catchUpEvents", summary = "Read a page of events",
+            description = "Events after a position, each as its stored wire text with its chainDigest, so a client "
+                    + "can verify the chain. Operator, consumer or relay, with a lease (but for an operator).")
+    @ApiResponse(responseCode = "200", description = "A page of events",
+            content = @Content(mediaType = "application/json", schema = @Schema(types = "object")))
     @GetMapping("/v1/exports/events")
     ResponseEntity<byte[]> events(@RequestParam(required = false) String tenant,
             @RequestParam(required = false) String catalog, @RequestParam(required = false) String after,

@@ -7,6 +7,8 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -17,6 +19,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code consumer}, tenant-scoped): the chain digest at one position of the open epoch, so a consumer can prove
  * that the copy it verified up to that position is the resolver's history (docs/exports.md).
  */
+@Tag(name = "Checksums")
 @RestController
 class ChainDigestController {
 
@@ -26,6 +29,9 @@ class ChainDigestController {
         this.service = service;
     }
 
+    @Operation(operationId = "chainDigest", summary = "Read the chain digest at a position",
+            description = "So a consumer can prove that the copy it verified up to a position is the resolver's "
+                    + "history.")
     @GetMapping("/v1/streams/{tenant}/{catalog}/chain-digest")
     ChainDigestAt chainDigest(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String position, @RequestParam(required = false) String epoch) {

@@ -14,6 +14,11 @@ import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.export.ExportRepository.ExportRow;
 import com.acme.catalog.resolver.retention.RetentionService;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -29,6 +34,7 @@ import tools.jackson.databind.JsonNode;
  * tenants its token may access and only with a lease its token identity took (status and manifest: an export it
  * started); the catch-up endpoint is {@link CatchUpController}.
  */
+@Tag(name = "Exports", description = "Snapshot exports and the catch-up pages that follow them")
 @RestController
 class ExportController {
 
@@ -40,6 +46,10 @@ class ExportController {
         this.retention = retention;
     }
 
+    @Operation(operationId = "startExport", summary = "Start an export",
+            description = "Writes the stream's accepted state at the lease's pin to the object store, with a "
+                    + "manifest.")
+    @ApiResponse(responseCode = "202", description = "Started")
     @PostMapping("/v1/exports")
     ResponseEntity<ExportView> start(@RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
@@ -53,11 +63,16 @@ class ExportController {
         return ResponseEntity.status(HttpStatus.ACCEPTED).body(json(row));
     }
 
+    @Operation(operationId = "exportStatus", summary = "Read an export's status")
     @GetMapping("/v1/exports/{exportId}")
     ExportView status(@PathVariable String exportId) {
         return json(authorized(exportId));
     }
 
+    @Operation(operationId = "exportManifest", summary = "Read an export's manifest",
+            description = "409 EXPORT_NOT_READY before the export is READY.")
+    @ApiResponse(responseCode = "200", description = "The manifest, as stored",
+            content = @Content(mediaType = "application/json", schema = @Schema(types = "object")))
     @GetMapping("/v1/exports/{exportId}/manifest")
     ResponseEntity<byte[]> manifest(@PathVariable String exportId) {
         ExportRow row = authorized(exportId);

@@ -9,6 +9,8 @@ import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -19,6 +21,7 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code GET …/state-checksum?profile=}: cursor and profile checksums read in one REPEATABLE READ READ ONLY snapshot.
  */
+@Tag(name = "Checksums", description = "Checksums of accepted state, to compare copies")
 @RestController
 class StateChecksumController {
 
@@ -34,6 +37,9 @@ class StateChecksumController {
     }
 
     /** {@code profile}: {@code accepted-state-v1} (the default) or {@code public-view-v1}; anything else is 400. */
+    @Operation(operationId = "stateChecksum", summary = "Checksum the stream's accepted state",
+            description = "Cursor and per-table checksums read in one snapshot; profile accepted-state-v1 (the "
+                    + "default) or public-view-v1.")
     @GetMapping("/v1/streams/{tenant}/{catalog}/state-checksum")
     ChecksumAnswer stateChecksum(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String profile) {

@@ -26,6 +26,9 @@ import com.acme.catalog.resolver.retention.ConsumerRepository.ConsumerRegistrati
 import com.acme.catalog.resolver.retention.LeaseRepository.LeaseRow;
 import com.acme.catalog.resolver.retention.OutboxPruner.PruneOutcome;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -44,6 +47,7 @@ import tools.jackson.databind.JsonNode;
  * leases its own token registered or created; tenant-limited tokens only reach their tenants. Deregistration and prune:
  * operator only.
  */
+@Tag(name = "Retention", description = "Consumers, leases and outbox pruning")
 @RestController
 @RequestMapping("/v1/retention")
 class RetentionController {
@@ -65,6 +69,10 @@ class RetentionController {
         this.pruner = pruner;
     }
 
+    @Operation(operationId = "registerConsumer", summary = "Register a consumer",
+            description = "At durable position 0 of the stream; catalog * (and tenant *, operator only) subscribes to "
+                    + "every matching stream, existing and future.")
+    @ApiResponse(responseCode = "201", description = "Registered")
     @PostMapping("/consumers")
     ResponseEntity<?> register(@RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
@@ -95,6 +103,9 @@ class RetentionController {
                 r.tenant(), r.catalog(), r.deliveryUrl(), streams));
     }
 
+    @Operation(operationId = "reportProgress", summary = "Report a consumer's progress",
+            description = "A lower position leaves the durable position unchanged; one ahead of the cursor is a "
+                    + "rollback signal.")
     @PutMapping("/consumers/{consumerId}/progress")
     ProgressRecorded progress(@PathVariable String consumerId, @RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
@@ -104,6 +115,9 @@ class RetentionController {
         return new ProgressRecorded(registry.reportProgress(id, p.stream(), p.epoch(), p.position(), caller));
     }
 
+    @Operation(operationId = "deregisterConsumer", summary = "Deregister a consumer",
+            description = "Operator only; tenant and catalog (optional) limit it to one stream.")
+    @ApiResponse(responseCode = "204", description = "Deregistered")
     @DeleteMapping("/consumers/{consumerId}")
     ResponseEntity<Void> deregister(@PathVariable String consumerId,
             @RequestParam(required = false) String tenant, @RequestParam(required = false) String catalog) {
@@ -117,6 +131,9 @@ class RetentionController {
         return ResponseEntity.noContent().build();
     }
 
+    @Operation(operationId = "createLease", summary = "Take a retention lease",
+            description = "Pins the outbox at the stream's current position for ttlSeconds.")
+    @ApiResponse(responseCode = "201", description = "Granted")
     @PostMapping("/leases")
     ResponseEntity<LeaseGranted> createLease(@RequestBody JsonNode body) {
         Access.require(Role.OPERATOR, Role.CONSUMER);
@@ -127,6 +144,8 @@ class RetentionController {
                 lease.expiresAt(), lease.stream().tenant(), lease.stream().catalog(), lease.epoch(), lease.owner()));
     }
 
+    @Operation(operationId = "renewLease", summary = "Renew a lease",
+            description = "410 LEASE_EXPIRED once it expired or was released.")
     @PostMapping("/leases/{leaseId}/renew")
     LeaseRenewed renew(@PathVariable String leaseId, @RequestBody JsonNode body) {
         Caller caller = Access.require(Role.OPERATOR, Role.CONSUMER);
@@ -136,6 +155,8 @@ class RetentionController {
         return new LeaseRenewed(service.renew(id, ttl));
     }
 
+    @Operation(operationId = "releaseLease", summary = "Release a lease")
+    @ApiResponse(responseCode = "204", description = "Released")
     @DeleteMapping("/leases/{leaseId}")
     ResponseEntity<Void> release(@PathVariable String leaseId) {
         Caller caller = Access.require(Role.OPERATOR, Role.CONSUMER);
@@ -145,6 +166,8 @@ class RetentionController {
         return ResponseEntity.noContent().build();
     }
 
+    @Operation(operationId = "retentionStatus", summary = "Read a stream's retention",
+            description = "What is retained and what blocks pruning: consumers, leases, unpublished events, gaps.")
     @GetMapping("/streams/{tenant}/{catalog}")
     RetentionView status(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String epoch) {
@@ -156,6 +179,8 @@ class RetentionController {
         return RetentionJson.status(caller.has(Role.OPERATOR) ? st : st.seenBy(caller.name()));
     }
 
+    @Operation(operationId = "prune", summary = "Prune outboxes",
+            description = "Prunes every stream, a tenant's or one stream up to what retention allows. Operator only.")
     @PostMapping("/prune")
     PruneResult prune(@RequestBody(required = false) JsonNode body) {
         Caller caller = Access.require(Role.OPERATOR);

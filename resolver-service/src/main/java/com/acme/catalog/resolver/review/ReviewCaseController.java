@@ -19,6 +19,9 @@ import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -36,6 +39,7 @@ import tools.jackson.databind.ObjectMapper;
  * Review cases of a stream (writers open them; writers and operators read them) and their decisions (writers or
  * operators of the tenant).
  */
+@Tag(name = "Review", description = "Review cases of a stream and their immutable decisions")
 @RestController
 @RequestMapping("/v1/streams/{tenant}/{catalog}/review-cases")
 class ReviewCaseController {
@@ -53,6 +57,9 @@ class ReviewCaseController {
         this.json = json;
     }
 
+    @Operation(operationId = "openReviewCase", summary = "Open a review case",
+            description = "Claims and the changes they propose, applied only if a reviewer accepts. Role writer.")
+    @ApiResponse(responseCode = "201", description = "Opened")
     @PostMapping
     ResponseEntity<ReviewCaseCreated> open(@PathVariable String tenant, @PathVariable String catalog,
             @RequestBody ReviewCaseRequest body, HttpServletRequest request) {
@@ -63,6 +70,8 @@ class ReviewCaseController {
         return ResponseEntity.created(URI.create(request.getRequestURI() + "/" + created.caseId())).body(created);
     }
 
+    @Operation(operationId = "readReviewCase", summary = "Read a review case",
+            description = "Roles writer and operator of the tenant.")
     @GetMapping("/{caseId}")
     ReviewCaseView read(@PathVariable String tenant, @PathVariable String catalog, @PathVariable String caseId) {
         StreamId stream = new StreamId(tenant, catalog);
@@ -71,6 +80,8 @@ class ReviewCaseController {
     }
 
     /** Cases in creation order, {@code status} OPEN or DECIDED (absent: both), paged with {@code after}. */
+    @Operation(operationId = "listReviewCases", summary = "List review cases",
+            description = "In creation order, status OPEN or DECIDED (absent: both), paged with after.")
     @GetMapping
     ReviewCaseList list(@PathVariable String tenant, @PathVariable String catalog,
             @RequestParam(required = false) String status, @RequestParam(required = false) String after,
@@ -85,6 +96,9 @@ class ReviewCaseController {
         return cases.list(stream, filter, after == null ? null : UuidIds.parse("after", after), n);
     }
 
+    @Operation(operationId = "decideReviewCase", summary = "Decide a review case",
+            description = "ACCEPT applies the case's changes as one transaction; REJECT records the decision only. A "
+                    + "case has one decision, never changed.")
     @PostMapping("/{caseId}/decisions")
     @ResponseStatus(HttpStatus.CREATED)
     DecisionReceipt decide(@PathVariable String tenant, @PathVariable String catalog, @PathVariable String caseId,

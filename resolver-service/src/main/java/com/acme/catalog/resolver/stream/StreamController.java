@@ -13,6 +13,8 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Role;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -27,6 +29,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /** Writes to accepted state and the stream cursor read. */
+@Tag(name = "Streams", description = "Writes to a stream's accepted state and its cursor")
 @RestController
 @RequestMapping("/v1/streams/{tenant}/{catalog}")
 class StreamController {
@@ -44,6 +47,9 @@ class StreamController {
         this.json = json;
     }
 
+    @Operation(summary = "Upsert an item",
+            description = "Writes the item's attributes as its next revision; expectedRevision (optional) makes it "
+                    + "conditional. Role writer.")
     @PutMapping("/items/{itemId}")
     WriteAnswer putItem(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String itemId, @RequestBody JsonNode body, HttpServletRequest request) {
@@ -53,6 +59,8 @@ class StreamController {
                 bytes(request)));
     }
 
+    @Operation(summary = "Delete an item",
+            description = "Role writer; expectedRevision (query, optional) makes it conditional.")
     @DeleteMapping("/items/{itemId}")
     WriteAnswer deleteItem(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String itemId, @RequestParam(required = false) Integer expectedRevision,
@@ -63,6 +71,7 @@ class StreamController {
                 key), bytes(request)));
     }
 
+    @Operation(summary = "Upsert a mapping", description = "Role writer.")
     @PutMapping("/mappings/{mappingId}")
     WriteAnswer putMapping(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String mappingId, @RequestBody JsonNode body, HttpServletRequest request) {
@@ -72,6 +81,7 @@ class StreamController {
                 bytes(request)));
     }
 
+    @Operation(summary = "Upsert a policy", description = "Role writer.")
     @PutMapping("/policies/{policyId}")
     WriteAnswer putPolicy(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String policyId, @RequestBody JsonNode body, HttpServletRequest request) {
@@ -81,6 +91,8 @@ class StreamController {
                 bytes(request)));
     }
 
+    @Operation(summary = "Publish a release",
+            description = "Releases item revisions, PRIVATE or PUBLIC (the product serves PUBLIC ones). Role writer.")
     @PutMapping("/releases/{releaseId}")
     WriteAnswer putRelease(@PathVariable String tenant, @PathVariable String catalog,
             @PathVariable String releaseId, @RequestBody JsonNode body, HttpServletRequest request) {
@@ -90,6 +102,9 @@ class StreamController {
                 bytes(request)));
     }
 
+    @Operation(summary = "Write a transaction",
+            description = "Several changes as one logical transaction at contiguous positions, all or nothing. Role "
+                    + "writer.")
     @PostMapping("/transactions")
     TransactionAnswer transaction(@PathVariable String tenant, @PathVariable String catalog,
             @RequestBody JsonNode body, HttpServletRequest request) {
@@ -99,6 +114,9 @@ class StreamController {
         return new TransactionAnswer(r.epoch(), r.firstPosition(), r.lastPosition(), r.transactionId());
     }
 
+    @Operation(summary = "Read the stream's cursor",
+            description = "Epoch, position, chain digest and how far the outbox is pruned. Roles operator, writer, "
+                    + "consumer, relay.")
     @GetMapping("/cursor")
     CursorView cursor(@PathVariable String tenant, @PathVariable String catalog) {
         StreamId s = new StreamId(tenant, catalog);

@@ -12,6 +12,8 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -24,6 +26,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code rolledBack=true} lists only the streams whose history is marked rolled back: usually none, so a reader can
  * ask every second or two what a full listing tells it every few seconds.
  */
+@Tag(name = "Streams")
 @RestController
 class StreamListController {
 
@@ -38,6 +41,10 @@ class StreamListController {
         this.controlEpochs = controlEpochs;
     }
 
+    @Operation(operationId = "listStreams", summary = "List streams",
+            description = "Ordered by tenant and catalog, paged after the tenant/catalog in after; rolledBack=true "
+                    + "lists only streams whose history is marked rolled back. Operator, or consumer for its "
+                    + "tenants.")
     @GetMapping("/v1/streams")
     StreamPage list(@RequestParam(required = false) String tenant, @RequestParam(required = false) String after,
             @RequestParam(required = false) String limit, @RequestParam(required = false) String rolledBack) {

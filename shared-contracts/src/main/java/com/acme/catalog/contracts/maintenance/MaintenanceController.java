@@ -4,6 +4,8 @@ import com.acme.catalog.contracts.web.Access;
 import com.acme.catalog.contracts.web.Caller;
 import com.acme.catalog.contracts.web.Role;
 
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -11,6 +13,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /** {@code GET|POST /v1/admin/maintenance} (role operator), the same on both services. */
+@Tag(name = "Maintenance", description = "Pausing writers, relay, consumers and public serving")
 @RestController
 @RequestMapping("/v1/admin/maintenance")
 class MaintenanceController {
@@ -21,6 +24,7 @@ class MaintenanceController {
         this.maintenance = maintenance;
     }
 
+    @Operation(operationId = "maintenanceStatus", summary = "Read the maintenance switch")
     @GetMapping
     MaintenanceStatus status() {
         Access.require(Role.OPERATOR);
@@ -28,6 +32,9 @@ class MaintenanceController {
     }
 
     /** Answers once the switch is committed, so every write that passed the check before has ended. */
+    @Operation(operationId = "setMaintenance", summary = "Turn maintenance on or off",
+            description = "Answers once the switch is committed, so every write that passed the check before has "
+                    + "ended. Survives a restart.")
     @PostMapping
     MaintenanceStatus set(@RequestBody MaintenanceRequest request) {
         Caller caller = Access.require(Role.OPERATOR);

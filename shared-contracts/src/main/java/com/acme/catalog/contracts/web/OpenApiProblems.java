@@ -20,6 +20,7 @@ import io.swagger.v3.oas.models.media.MediaType;
 import io.swagger.v3.oas.models.media.ObjectSchema;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.media.StringSchema;
+import io.swagger.v3.oas.models.parameters.Parameter;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
@@ -33,7 +34,8 @@ import org.springframework.util.AntPathMatcher;
  * codes it may carry ({@code x-problem-codes}, also in the description). Every operation: 400 {@code INVALID_ID} /
  * {@code INVALID_BODY}, 500 {@code INTERNAL} and 503 {@code DATABASE_UNAVAILABLE}; a protected one 401 and 403
  * (and the bearer scheme); one with a path variable 404; the codes the contract names for particular endpoints
- * from {@link #RULES}.
+ * from {@link #RULES}. Each problem response has an example body with its first code. An operation that may answer
+ * {@code IDEMPOTENCY_KEY_REUSED} takes the {@code Idempotency-Key} header.
  */
 public final class OpenApiProblems implements OpenApiCustomizer {
 
@@ -64,8 +66,7 @@ public final class OpenApiProblems implements OpenApiCustomizer {
             Rule.of("POST", "/v1/streams/{t}/{c}/bootstrap-import", ProblemCode.DESTINATION_NOT_EMPTY,
                     ProblemCode.IMPORT_IN_PROGRESS, ProblemCode.PAYLOAD_TOO_LARGE),
             // retention
-            // POST /v1/retention/consumers: 400 (DELIVERY_URL_NOT_ALLOWED joins it once ProblemCode has it)
-            Rule.of("POST", "/v1/retention/consumers", ProblemCode.EPOCH_MISMATCH),
+            Rule.of("POST", "/v1/retention/consumers", ProblemCode.DELIVERY_URL_NOT_ALLOWED, ProblemCode.EPOCH_MISMATCH),
             Rule.of("PUT", "/v1/retention/consumers/{id}/progress", ProblemCode.EPOCH_MISMATCH,
                     ProblemCode.POSITION_AHEAD, ProblemCode.HISTORY_ROLLED_BACK),
             Rule.of("POST", "/v1/retention/leases", ProblemCode.EPOCH_MISMATCH),
@@ -83,6 +84,13 @@ public final class OpenApiProblems implements OpenApiCustomizer {
                     ProblemCode.INVALID_EVENT, ProblemCode.PAYLOAD_TOO_LARGE, ProblemCode.MAINTENANCE),
             Rule.of("GET", "/v1/catalog/{t}/{c}/.*", ProblemCode.MAINTENANCE),
             Rule.of("POST", "/v1/rebuilds", ProblemCode.WORKER_LEASE_HELD, ProblemCode.MAINTENANCE));
+
+    /** The {@code detail} of the problem examples: each real one says what was wrong in a sentence. */
+    static final String EXAMPLE_DETAIL = "a sentence saying what was wrong with the request and what to do";
+
+    /** The name of the {@code Idempotency-Key} header parameter among the components. */
+    static final String IDEMPOTENCY_KEY = "IdempotencyKey";
+    private static final String IDEMPOTENCY_KEY_REF = "#/components/parameters/" + IDEMPOTENCY_KEY;
 
     private final List<String> publicPatterns;
     private final AntPathMatcher matcher = new AntPathMatcher();
@@ -103,6 +111,11 @@ public final class OpenApiProblems implements OpenApiCustomizer {
         }
         openApi.getPaths().forEach((path, item) -> item.readOperationsMap()
                 .forEach((method, op) -> customise(path, method, op)));
+        boolean keyed = openApi.getPaths().values().stream().flatMap(item -> item.readOperations().stream())
+                .anyMatch(OpenApiProblems::takesIdempotencyKey);
+        if (keyed) {
+            components.addParameters(IDEMPOTENCY_KEY, idempotencyKey());
+        }
     }
 
     private void customise(String path, PathItem.HttpMethod method, Operation op) {
@@ -124,6 +137,11 @@ public final class OpenApiProblems implements OpenApiCustomizer {
                 add(byStatus, r.codes().toArray(ProblemCode[]::new));
             }
         }
+        // what can answer IDEMPOTENCY_KEY_REUSED takes the key
+        if (byStatus.getOrDefault(ProblemCode.IDEMPOTENCY_KEY_REUSED.status(), List.of())
+                .contains(ProblemCode.IDEMPOTENCY_KEY_REUSED) && !takesIdempotencyKey(op)) {
+            op.addParametersItem(new Parameter().$ref(IDEMPOTENCY_KEY_REF));
+        }
         ApiResponses responses = op.getResponses() == null ? new ApiResponses() : op.getResponses();
         op.setResponses(responses);
         byStatus.forEach((status, codes) -> {
@@ -131,7 +149,8 @@ public final class OpenApiProblems implements OpenApiCustomizer {
             ApiResponse r = new ApiResponse()
                     .description("Problem (application/problem+json), code " + String.join(" or ", names))
                     .content(new Content().addMediaType("application/problem+json",
-                            new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem"))));
+                            new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem"))
+                                    .example(Problems.body(codes.get(0), EXAMPLE_DETAIL, null))));
             r.addExtension("x-problem-codes", names);
             responses.addApiResponse(String.valueOf(status), r);
         });
@@ -142,6 +161,22 @@ public final class OpenApiProblems implements OpenApiCustomizer {
         return Rule.of(method, "/v1/streams/{t}/{c}/(items|mappings|policies|releases|transactions|review-cases)"
                 + "(/{id})?(/decisions)?", ProblemCode.INVALID_IDEMPOTENCY_KEY, ProblemCode.IDEMPOTENCY_KEY_REUSED,
                 ProblemCode.OUTCOME_UNKNOWN);
+    }
+
+    private static boolean takesIdempotencyKey(Operation op) {
+        return op.getParameters() != null
+                && op.getParameters().stream().anyMatch(p -> IDEMPOTENCY_KEY_REF.equals(p.get$ref()));
+    }
+
+    private static Parameter idempotencyKey() {
+        StringSchema key = new StringSchema();
+        key.minLength(1).maxLength(128).pattern("^[\\x20-\\x7E]+$");
+        return new Parameter().in("header").name("Idempotency-Key").required(false).schema(key)
+                .example("order-4711-attempt")
+                .description("1 to 128 printable ASCII characters: a retry with the same key and body, by the same "
+                        + "token identity on the same stream within the key window (24 h by default), answers the "
+                        + "original result and writes nothing; the same key with another body is 422 "
+                        + "IDEMPOTENCY_KEY_REUSED (docs/writes.md)");
     }
 
     private static void add(Map<Integer, List<ProblemCode>> byStatus, ProblemCode... codes) {

@@ -48,13 +48,26 @@ public class SharedWebConfiguration {
     public record PublicPaths(List<String> patterns) {
     }
 
-    /** The problem responses of every operation in the OpenAPI description, where springdoc is on the classpath. */
+    /**
+     * The OpenAPI description's shared parts, where springdoc is on the classpath: the problem responses of every
+     * operation, and the service's info, servers and examples ({@link OpenApiDocument}).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springdoc.core.customizers.OpenApiCustomizer")
     static class OpenApi {
         @Bean
         OpenApiProblems openApiProblems(List<PublicPaths> publicPaths) {
             return new OpenApiProblems(publicPaths.stream().flatMap(p -> p.patterns().stream()).toList());
+        }
+
+        @Bean
+        OpenApiDocument openApiDocument() {
+            return OpenApiDocument.load(OpenApi.class.getClassLoader());
+        }
+
+        @Bean
+        io.swagger.v3.oas.models.OpenAPI openApiBase(OpenApiDocument document) {
+            return document.base();
         }
     }
 
