@@ -73,7 +73,8 @@ class RebuildController {
                 : retry.retrySince().plus(service.retryBudget());
         return new RebuildView(r.rebuildId(), r.stream().tenant(), r.stream().catalog(), r.phase().name(),
                 r.attempt(), r.cursor(), r.target(), r.loadedRows(), r.appliedEvents(), r.error(), phaseMillis,
-                stepMillis, r.error() == null || retry == null ? null : retry.errorCode(), waiting,
+                stepMillis, r.error() == null || retry == null ? null : retry.errorCode(),
+                waiting ? Boolean.TRUE : retry == null || retry.retryCode() == null ? null : Boolean.FALSE,
                 retry == null ? null : retry.retryCode(), retry == null ? null : retry.retryReason(),
                 waiting ? retry.nextRetryAt() : null, retry == null ? null : retry.retrySince(), budgetEnds);
     }

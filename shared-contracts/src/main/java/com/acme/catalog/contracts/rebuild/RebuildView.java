@@ -19,7 +19,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *                          rebuild's row has none to tell
  * @param stepMillis        milliseconds by step name; absent with {@code phaseMillis}
  * @param waitingToRetry    true while the rebuild waits, after a failure that says nothing about the data, to start
- *                          its next attempt ({@code attempt} is the one about to run) at {@code nextRetryAt}
+ *                          its next attempt ({@code attempt} is the one about to run) at {@code nextRetryAt}; false
+ *                          once it retried and does not wait now; absent for a rebuild that never retried
  * @param retryCode         the stable code of why it waits (or last waited); absent before its first retry
  * @param retryReason       {@code CODE: sentence} of why it waits (or last waited); absent with {@code retryCode}
  * @param nextRetryAt       when the next attempt starts; present only while {@code waitingToRetry}
@@ -29,11 +30,19 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RebuildView(UUID rebuildId, String tenant, String catalog, String phase, int attempt, long cursor,
         @JsonInclude(JsonInclude.Include.ALWAYS) Long target, long loadedRows, long appliedEvents, String error,
-        Map<String, Long> phaseMillis, Map<String, Long> stepMillis, String errorCode, boolean waitingToRetry,
+        Map<String, Long> phaseMillis, Map<String, Long> stepMillis, String errorCode, Boolean waitingToRetry,
         String retryCode, String retryReason, Instant nextRetryAt, Instant retryingSince, Instant retryBudgetEndsAt) {
 
     public RebuildView {
         Objects.requireNonNull(rebuildId, "rebuildId");
         Objects.requireNonNull(phase, "phase");
+    }
+
+    /** A rebuild that never waited to retry: the fields before the retry budget. */
+    public RebuildView(UUID rebuildId, String tenant, String catalog, String phase, int attempt, long cursor,
+            Long target, long loadedRows, long appliedEvents, String error, Map<String, Long> phaseMillis,
+            Map<String, Long> stepMillis) {
+        this(rebuildId, tenant, catalog, phase, attempt, cursor, target, loadedRows, appliedEvents, error, phaseMillis,
+                stepMillis, null, null, null, null, null, null, null);
     }
 }
