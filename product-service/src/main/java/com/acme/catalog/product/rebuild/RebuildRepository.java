@@ -69,6 +69,7 @@ class RebuildRepository {
     private static final String SQL_RETRY = """
             SELECT error_code, retry_code, retry_reason, retry_since, next_retry_at FROM rebuild WHERE rebuild_id = ?
             """;
+    private static final String SQL_TOUCH = "UPDATE rebuild SET updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_LEASE = "UPDATE rebuild SET lease_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_EXPORT = "UPDATE rebuild SET export_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_LOADED = """
@@ -159,6 +160,11 @@ class RebuildRepository {
     private static java.time.Instant instant(ResultSet rs, int column) throws SQLException {
         java.sql.Timestamp t = rs.getTimestamp(column);
         return t == null ? null : t.toInstant();
+    }
+
+    /** Marks the rebuild's row as alive (a rebuild waiting to retry). */
+    void touch(UUID id) {
+        jdbc.sql(SQL_TOUCH).params(id).update();
     }
 
     void lease(UUID id, String leaseId) {

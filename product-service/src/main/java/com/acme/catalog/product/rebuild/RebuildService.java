@@ -300,12 +300,26 @@ public class RebuildService {
                     why.text());
             ledger.restarted(id, stream, why, now, next);
             try {
-                Thread.sleep(delay.toMillis());
+                waitUntil(id, next);
             } catch (InterruptedException e) {
                 ledger.handOver(id, stream, transientFailure("PRODUCT_STOPPED",
                         "the product stopped while the rebuild waited to retry after " + why.text()));
                 Thread.currentThread().interrupt();
                 return;
+            }
+        }
+    }
+
+    /** How often a waiting rebuild touches its row, so that it never looks abandoned (completeness' heartbeat). */
+    private static final long WAIT_TOUCH_MILLIS = 15_000;
+
+    /** Sleeps until {@code next}, touching the rebuild's row every {@link #WAIT_TOUCH_MILLIS}. */
+    private void waitUntil(UUID id, Instant next) throws InterruptedException {
+        for (long left = Duration.between(Instant.now(), next).toMillis(); left > 0;
+                left = Duration.between(Instant.now(), next).toMillis()) {
+            Thread.sleep(Math.min(left, WAIT_TOUCH_MILLIS));
+            if (left > WAIT_TOUCH_MILLIS) {
+                rebuilds.touch(id);
             }
         }
     }
