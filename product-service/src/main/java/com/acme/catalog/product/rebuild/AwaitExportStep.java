@@ -14,9 +14,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * docs/design.md steps 3 and 4 (one snapshot, publish export), the product's side: asks the resolver for an export
- * under the attempt's lease, polls it until READY and reads its manifest. An export the resolver ABORTED, or one of an
- * epoch older than the current one (audited), restarts the attempt ({@link RestartRequired}); one of another stream or
- * epoch fails it.
+ * under the attempt's lease, polls it until READY and reads its manifest. An export the resolver ABORTED, or FAILED
+ * without marking the failure {@code permanent}, or one of an epoch older than the current one (audited), restarts the
+ * attempt from a new export ({@link RestartRequired}); one FAILED permanently, or of another stream or epoch, fails it
+ * ({@link PermanentFailure}).
  */
 @Component
 class AwaitExportStep {
@@ -57,7 +58,7 @@ class AwaitExportStep {
         }
         if (!manifest.tenant().equals(a.stream.tenant()) || !manifest.catalog().equals(a.stream.catalog())
                 || manifest.epoch() != a.epoch) {
-            throw new IllegalStateException("export " + exportId + " is of " + manifest.tenant() + "/"
+            throw new PermanentFailure("EXPORT_MISMATCH", "export " + exportId + " is of " + manifest.tenant() + "/"
                     + manifest.catalog() + " epoch " + manifest.epoch() + ", not " + a.stream + " epoch " + a.epoch);
         }
         return new ReadyExport(manifestKey, manifest);
@@ -74,7 +75,12 @@ class AwaitExportStep {
                 // the resolver aborts an export whose lease expired: same as a 410, restart from a new one
                 case ABORTED -> throw new RestartRequired(RestartRequired.Reason.EXPORT_ABORTED, "export " + exportId
                         + " was ABORTED: " + status.error());
-                case FAILED -> throw new IllegalStateException("export " + exportId + " is FAILED: " + status.error());
+                // a failure about the data fails the rebuild; any other is answered with a new export (a restart)
+                case FAILED -> throw status.failedPermanently()
+                        ? new PermanentFailure("EXPORT_FAILED_PERMANENTLY", "export " + exportId + " is FAILED, "
+                                + "about the stream's data: " + status.error())
+                        : new RestartRequired(RestartRequired.Reason.EXPORT_FAILED, "export " + exportId
+                                + " is FAILED: " + status.error() + "; a new export is asked for");
                 case RUNNING -> {
                 }
             }

@@ -74,8 +74,15 @@ class RebuildController {
             phaseMillis = JSON.readValue(t.phaseMillisJson(), MILLIS);
             stepMillis = JSON.readValue(t.stepMillisJson(), MILLIS);
         }
+        RebuildRepository.Retry retry = service.retry(id).orElse(null);
+        boolean waiting = retry != null && retry.nextRetryAt() != null && !r.phase().isFinal();
+        java.time.Instant budgetEnds = retry == null || retry.retrySince() == null ? null
+                : retry.retrySince().plus(service.retryBudget());
         return new RebuildView(r.rebuildId(), r.stream().tenant(), r.stream().catalog(), r.phase().name(),
                 r.attempt(), r.cursor(), r.target(), r.loadedRows(), r.appliedEvents(), r.error(), phaseMillis,
-                stepMillis);
+                stepMillis, r.error() == null || retry == null ? null : retry.errorCode(),
+                waiting ? Boolean.TRUE : retry == null || retry.retryCode() == null ? null : Boolean.FALSE,
+                retry == null ? null : retry.retryCode(), retry == null ? null : retry.retryReason(),
+                waiting ? retry.nextRetryAt() : null, retry == null ? null : retry.retrySince(), budgetEnds);
     }
 }

@@ -44,22 +44,33 @@ class RebuildLedger {
         metrics.phase(a.stream, phase);
     }
 
-    /** The rebuild starts over from a new export (LEASING again), its attempt counted. */
-    void restarted(UUID id, StreamId stream, String why) {
-        rebuilds.restart(id, why);
+    /**
+     * The rebuild starts over from a new export (LEASING again), its attempt counted, for {@code why}.
+     *
+     * @param nextRetryAt when its next attempt starts (it waits until then); null when at once
+     */
+    void restarted(UUID id, StreamId stream, RestartPolicy.Failure why, java.time.Instant now,
+            java.time.Instant nextRetryAt) {
+        rebuilds.restart(id, why.code(), why.text(), now, nextRetryAt);
         metrics.phase(stream, RebuildPhase.LEASING);
     }
 
     /** The rebuild is left unfinished for the next holder of the stream's worker lease. */
-    void handOver(UUID id, StreamId stream, String why) {
-        log.warn("{}: rebuild {} left for the next holder of the worker lease: {}", stream, id, why);
-        rebuilds.handover(id, why);
+    void handOver(UUID id, StreamId stream, RestartPolicy.Failure why) {
+        log.warn("{}: rebuild {} left for the next holder of the worker lease: {}", stream, id, why.text());
+        rebuilds.handover(id, why.code(), why.text());
         metrics.left(stream);
     }
 
-    void failed(UUID id, StreamId stream, String error) {
-        rebuilds.fail(id, error);
+    /** The rebuild ends FAILED; {@code error} is {@code CODE: sentence} with {@code code}. */
+    void failed(UUID id, StreamId stream, String code, String error) {
+        rebuilds.fail(id, code, error);
         metrics.phase(stream, RebuildPhase.FAILED);
+    }
+
+    /** @return when the rebuild's retry budget started (its first retried failure), empty before one */
+    java.util.Optional<java.time.Instant> retrySince(UUID id) {
+        return rebuilds.retry(id).map(RebuildRepository.Retry::retrySince);
     }
 
     /** @return the rebuild's phase name, {@code ?} when its row is gone */

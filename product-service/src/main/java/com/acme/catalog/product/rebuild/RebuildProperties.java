@@ -8,12 +8,17 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * {@code product.rebuild.*} settings; docs/rebuild.md lists them for operators, docs/configuration.md also the
- * deprecated {@code lease-ttl-seconds}, {@code poll-ms} and {@code test-pause-ms} they replace. The timeout of the
- * rebuild's resolver calls ({@code request-timeout}) is the resolver client's ({@code ResolverClientProperties}).
+ * deprecated {@code lease-ttl-seconds}, {@code poll-ms}, {@code test-pause-ms} and {@code max-attempts}. The timeout
+ * of the rebuild's resolver calls ({@code request-timeout}) is the resolver client's ({@code ResolverClientProperties}).
  *
  * @param leaseTtl           ttl of the resolver lease that pins retention for an attempt; renewed every third of it
  * @param pageLimit          events per catch-up page asked for (the resolver caps it at its own page limits)
- * @param maxAttempts        attempts of one rebuild (a 410 or a lost worker restarts it) before it is FAILED
+ * @param maxAttempts        deprecated and ignored (a warning at start): a rebuild retries for {@code retryBudget},
+ *                           not a number of attempts; null when not set
+ * @param retryBudget        how long after its first retried failure a rebuild keeps retrying failures that say
+ *                           nothing about the data; the first such failure after it ends the rebuild FAILED
+ * @param retryInitialDelay  pause before the first retry; each further one doubles it, up to {@code retryMaxDelay}
+ * @param retryMaxDelay      the longest pause between two attempts
  * @param pollInterval       pause between two export status reads while the export is RUNNING
  * @param workers            rebuilds this instance runs at once
  * @param maintenanceWorkMem PostgreSQL {@code maintenance_work_mem} of the load's transactions (index builds)
@@ -22,11 +27,25 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("product.rebuild")
 record RebuildProperties(@DefaultValue("PT2M") Duration leaseTtl, @DefaultValue("1000") int pageLimit,
-        @DefaultValue("3") int maxAttempts, @DefaultValue("PT0.2S") Duration pollInterval,
-        @DefaultValue("2") int workers, @DefaultValue("256MB") String maintenanceWorkMem,
-        Map<RebuildPhase, Duration> testPause) {
+        Integer maxAttempts, @DefaultValue("PT30M") Duration retryBudget,
+        @DefaultValue("PT1S") Duration retryInitialDelay, @DefaultValue("PT1M") Duration retryMaxDelay,
+        @DefaultValue("PT0.2S") Duration pollInterval, @DefaultValue("2") int workers,
+        @DefaultValue("256MB") String maintenanceWorkMem, Map<RebuildPhase, Duration> testPause) {
 
     RebuildProperties {
         testPause = testPause == null ? Map.of() : Map.copyOf(testPause);
+        if (retryBudget.isNegative() || retryInitialDelay.isNegative() || retryMaxDelay.isNegative()) {
+            throw new IllegalArgumentException("product.rebuild.retry-budget, retry-initial-delay and retry-max-delay "
+                    + "must not be negative");
+        }
+    }
+
+    /** @return the pause before the attempt after {@code retries} retried failures (1 for the first): doubling, capped */
+    Duration retryDelay(int retries) {
+        Duration d = retryInitialDelay;
+        for (int i = 1; i < retries && d.compareTo(retryMaxDelay) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(retryMaxDelay) > 0 ? retryMaxDelay : d;
     }
 }

@@ -58,11 +58,18 @@ class RebuildRepository {
                    step_ms::text
               FROM rebuild WHERE rebuild_id = ?
             """;
+    /** The retry starts its budget at the first retried failure; next_retry_at is null when it starts at once. */
     private static final String SQL_RESTART = """
             UPDATE rebuild SET phase = 'LEASING', attempt = attempt + 1, lease_id = NULL, export_id = NULL,
                                generation_id = NULL, cursor = 0, target = NULL, loaded_rows = 0, applied_events = 0,
-                               error = ?, updated_at = now(),
+                               error = ?, error_code = ?, retry_code = ?, retry_reason = ?,
+                               retry_since = coalesce(retry_since, ?), next_retry_at = ?,
+                               updated_at = now(),
             """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
+    private static final String SQL_RETRY = """
+            SELECT error_code, retry_code, retry_reason, retry_since, next_retry_at FROM rebuild WHERE rebuild_id = ?
+            """;
+    private static final String SQL_TOUCH = "UPDATE rebuild SET updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_LEASE = "UPDATE rebuild SET lease_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_EXPORT = "UPDATE rebuild SET export_id = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_LOADED = """
@@ -76,17 +83,20 @@ class RebuildRepository {
             """;
     private static final String SQL_TARGET = "UPDATE rebuild SET target = ?, updated_at = now() WHERE rebuild_id = ?";
     private static final String SQL_FAIL = """
-            UPDATE rebuild SET phase = 'FAILED', error = ?, updated_at = now(),
+            UPDATE rebuild SET phase = 'FAILED', error = ?, error_code = ?, next_retry_at = NULL, updated_at = now(),
             """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
 
     private static final String SQL_WORKER = """
-            UPDATE rebuild SET worker_owner = ?, worker_fence = ?, updated_at = now() WHERE rebuild_id = ?
+            UPDATE rebuild SET worker_owner = ?, worker_fence = ?, next_retry_at = NULL, updated_at = now()
+             WHERE rebuild_id = ?
             """;
     private static final String SQL_UNFINISHED = """
             SELECT rebuild_id, phase, attempt, lease_id, generation_id FROM rebuild
              WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
             """;
-    private static final String SQL_HANDOVER = "UPDATE rebuild SET error = ?, updated_at = now() WHERE rebuild_id = ?";
+    private static final String SQL_HANDOVER = """
+            UPDATE rebuild SET error = ?, error_code = ?, next_retry_at = NULL, updated_at = now() WHERE rebuild_id = ?
+            """;
     private static final String SQL_UNFINISHED_STREAMS = """
             SELECT DISTINCT tenant, catalog FROM rebuild WHERE phase NOT IN ('DONE', 'FAILED', 'ABORTED')
             UNION SELECT DISTINCT tenant, catalog FROM generation WHERE status = 'BUILDING'
@@ -126,8 +136,35 @@ class RebuildRepository {
         jdbc.sql(SQL_PHASE).params(phase.name(), id).update();
     }
 
-    void restart(UUID id, String why) {
-        jdbc.sql(SQL_RESTART).params(why, id).update();
+    /**
+     * Starts the rebuild over from LEASING, its attempt counted, saying why ({@code code} and {@code CODE: sentence});
+     * its retry budget counts from its first restart ({@code now} then).
+     *
+     * @param nextRetryAt when the next attempt starts; null when at once
+     */
+    void restart(UUID id, String code, String why, java.time.Instant now, java.time.Instant nextRetryAt) {
+        jdbc.sql(SQL_RESTART).params(why, code, code, why, java.sql.Timestamp.from(now),
+                nextRetryAt == null ? null : java.sql.Timestamp.from(nextRetryAt), id).update();
+    }
+
+    /** Why a rebuild retries (or last retried), and when its next attempt starts. */
+    record Retry(String errorCode, String retryCode, String retryReason, java.time.Instant retrySince,
+            java.time.Instant nextRetryAt) {
+    }
+
+    Optional<Retry> retry(UUID id) {
+        return jdbc.sql(SQL_RETRY).params(id).query((rs, n) -> new Retry(rs.getString(1), rs.getString(2),
+                rs.getString(3), instant(rs, 4), instant(rs, 5))).optional();
+    }
+
+    private static java.time.Instant instant(ResultSet rs, int column) throws SQLException {
+        java.sql.Timestamp t = rs.getTimestamp(column);
+        return t == null ? null : t.toInstant();
+    }
+
+    /** Marks the rebuild's row as alive (a rebuild waiting to retry). */
+    void touch(UUID id) {
+        jdbc.sql(SQL_TOUCH).params(id).update();
     }
 
     void lease(UUID id, String leaseId) {
@@ -172,8 +209,9 @@ class RebuildRepository {
     record Timings(String phaseMillisJson, String stepMillisJson) {
     }
 
-    void fail(UUID id, String error) {
-        jdbc.sql(SQL_FAIL).params(error, id).update();
+    /** @param error {@code CODE: sentence}; {@code code} its code */
+    void fail(UUID id, String code, String error) {
+        jdbc.sql(SQL_FAIL).params(error, code, id).update();
     }
 
     /** Records the worker lease the rebuild now runs under. */
@@ -190,8 +228,8 @@ class RebuildRepository {
     }
 
     /** Keeps the rebuild unfinished for the next lease holder, saying why. */
-    void handover(UUID id, String why) {
-        jdbc.sql(SQL_HANDOVER).params(why, id).update();
+    void handover(UUID id, String code, String why) {
+        jdbc.sql(SQL_HANDOVER).params(why, code, id).update();
     }
 
     /** @return streams with an unfinished rebuild or a BUILDING generation: their next lease holder cleans up */

@@ -1,5 +1,7 @@
 package com.acme.catalog.product.rebuild;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +34,12 @@ import org.springframework.stereotype.Service;
  * <li>{@link RetireStep}: retire the old generation, register the consumer at H, release the lease (step 7).</li>
  * </ol>
  * This class sequences them and decides restarts ({@link RebuildLedger} records each decision): a restart signal (a
- * 410 from the resolver, or a {@link RestartRequired} of the steps' own) or a passing failure ({@link RestartPolicy})
- * drops the shadow and restarts from a new export (bounded attempts); any other failure drops the shadow, releases the
- * lease and leaves the rebuild FAILED.
+ * 410 from the resolver, or a {@link RestartRequired} of the steps' own) or a failure that says nothing about the data
+ * ({@link RestartPolicy}) drops the shadow, waits (backoff from {@code retry-initial-delay} doubling to
+ * {@code retry-max-delay}; the row shows why and {@code nextRetryAt}) and restarts from a new export, for as long as
+ * {@code retry-budget} allows after the rebuild's first retried failure; a failure about the data or a refusal drops
+ * the shadow, releases the lease and leaves the rebuild FAILED at once. Every reason recorded is
+ * {@code CODE: sentence}, never an exception's class name.
  *
  * <p>A rebuild runs under this instance's worker lease of the stream ({@link WorkerLeases}): the load, every
  * catch-up page and the cutover each end with the fence check, so once another owner (or a newer fence) took the
@@ -50,7 +55,7 @@ public class RebuildService {
     private final RebuildLedger ledger;
     private final WorkerLeases leases;
     private final RebuildSteps steps;
-    private final int maxAttempts;
+    private final RebuildProperties properties;
     private final RunningRebuilds running;
     private volatile boolean stopping;
 
@@ -60,7 +65,12 @@ public class RebuildService {
         this.ledger = ledger;
         this.leases = leases;
         this.steps = steps;
-        this.maxAttempts = properties.maxAttempts();
+        this.properties = properties;
+        if (properties.maxAttempts() != null) {
+            log.warn("product.rebuild.max-attempts ({}) is deprecated and ignored: a rebuild retries failures that say "
+                    + "nothing about the data for product.rebuild.retry-budget ({}), however many attempts that takes",
+                    properties.maxAttempts(), properties.retryBudget());
+        }
         this.running = new RunningRebuilds(properties.workers());
         leases.onAcquired(this::resumeUnfinished);
     }
@@ -110,24 +120,62 @@ public class RebuildService {
         }
         running.attempt(new Attempt(id, stream, fence.get()));
         steps.retire().retireBuilding(stream, running.generationsOf(stream));
-        return restart(u.get(), fence.get(), "a failure outside the attempt stopped it during " + u.get().phase());
+        return restart(u.get(), fence.get(), transientFailure("ATTEMPT_INTERRUPTED",
+                "a failure outside the attempt stopped it during " + u.get().phase()));
     }
 
-    /** Restarts an unfinished rebuild from a new export under {@code fence}; @return false when it gave up */
-    private boolean restart(RebuildRepository.Unfinished u, WorkerFence fence, String why) {
+    /**
+     * Restarts an unfinished rebuild at once from a new export under {@code fence}, unless its retry budget is used
+     * up; @return false when it gave up (FAILED)
+     */
+    private boolean restart(RebuildRepository.Unfinished u, WorkerFence fence, RestartPolicy.Failure why) {
         StreamId stream = fence.stream();
         steps.retire().releaseLeaseOf(stream, u);
-        if (u.attempt() >= maxAttempts) {
-            ledger.failed(u.rebuildId(), stream, "gave up after " + u.attempt() + " attempts: " + why);
+        Instant now = Instant.now();
+        Optional<String> exhausted = budgetExhausted(u.rebuildId(), u.attempt(), why, now);
+        if (exhausted.isPresent()) {
+            ledger.failed(u.rebuildId(), stream, BUDGET_EXHAUSTED, exhausted.get());
             return false;
         }
-        ledger.restarted(u.rebuildId(), stream, why);
+        ledger.restarted(u.rebuildId(), stream, why, now, null);
         ledger.worker(u.rebuildId(), fence);
         return true;
     }
 
+    /** The code of a rebuild that retried for its whole budget. */
+    static final String BUDGET_EXHAUSTED = "RETRY_BUDGET_EXHAUSTED";
+
+    /**
+     * @return the rebuild's {@code error} ({@code RETRY_BUDGET_EXHAUSTED: …}) when {@code retry-budget} has passed
+     *         since its first retried failure (a zero budget retries nothing), empty while it may retry {@code why}
+     */
+    private Optional<String> budgetExhausted(UUID id, int attempts, RestartPolicy.Failure why, Instant now) {
+        Duration budget = properties.retryBudget();
+        Instant since = ledger.retrySince(id).orElse(now);
+        if (budget.isZero() || !now.isBefore(since.plus(budget))) {
+            return Optional.of(BUDGET_EXHAUSTED + ": gave up after " + attempts + " attempt(s), retried for "
+                    + Duration.between(since, now).withNanos(0) + " (product.rebuild.retry-budget " + budget
+                    + "); the last failure was " + why.text());
+        }
+        return Optional.empty();
+    }
+
+    private static RestartPolicy.Failure transientFailure(String code, String sentence) {
+        return new RestartPolicy.Failure(RestartPolicy.Kind.TRANSIENT, code, sentence);
+    }
+
     public Optional<Rebuild> find(UUID id) {
         return rebuilds.find(id);
+    }
+
+    /** @return why the rebuild retries (or last retried) and when its next attempt starts */
+    Optional<RebuildRepository.Retry> retry(UUID id) {
+        return rebuilds.retry(id);
+    }
+
+    /** @return {@code product.rebuild.retry-budget} */
+    Duration retryBudget() {
+        return properties.retryBudget();
     }
 
     /** @return the rebuild's phase and step durations */
@@ -157,7 +205,8 @@ public class RebuildService {
     /**
      * Runs when this instance acquires a stream's worker lease with a new fence: the rebuilds left unfinished
      * under an older fence (a stopped or replaced worker; never one running in this process) are restarted from a
-     * new export (or FAILED after {@code max-attempts}), their resolver leases released, and the stream's BUILDING
+     * new export (or FAILED once their {@code retry-budget} is used up), their resolver leases released, and the
+     * stream's BUILDING
      * generations that no rebuild of this process loads are retired.
      */
     void resumeUnfinished(WorkerFence fence) {
@@ -171,7 +220,8 @@ public class RebuildService {
                     stream, orphans.size(), fence.fence(), retired);
         }
         for (RebuildRepository.Unfinished u : orphans) {
-            if (restart(u, fence, "the previous worker stopped during " + u.phase())) {
+            if (restart(u, fence, transientFailure("WORKER_STOPPED",
+                    "the previous worker stopped during " + u.phase()))) {
                 submit(u.rebuildId(), stream);
             }
         }
@@ -184,19 +234,23 @@ public class RebuildService {
         running.stop();
     }
 
-    /** Runs attempts until one is done, the rebuild fails, or it is left to the next holder of the worker lease. */
+    /**
+     * Runs attempts until one is done, the rebuild fails, or it is left to the next holder of the worker lease;
+     * between two attempts it waits (the row says why and until when).
+     */
     private void run(UUID id, StreamId stream) {
         int attempt = rebuilds.find(id).map(Rebuild::attempt).orElse(1);
         for (;; attempt++) {
             Optional<WorkerFence> fence = stopping ? Optional.empty() : leases.hold(stream);
             if (fence.isEmpty()) {
-                ledger.handOver(id, stream, "this instance no longer holds the worker lease");
+                ledger.handOver(id, stream, transientFailure("WORKER_LEASE_LOST",
+                        "this instance no longer holds the worker lease"));
                 return;
             }
             ledger.worker(id, fence.get());
             Attempt a = new Attempt(id, stream, fence.get());
             running.attempt(a);
-            String restartWhy;
+            RestartPolicy.Failure why;
             try {
                 runSteps(a);
                 ledger.phase(a, RebuildPhase.DONE);
@@ -204,24 +258,25 @@ public class RebuildService {
                 return;
             } catch (Exception e) {
                 steps.retire().abandon(a);
-                Optional<String> signalled = RestartPolicy.restartSignal(e);
-                Optional<String> transientWhy = RestartPolicy.restartReason(e);
-                if (signalled.isPresent()) {
-                    restartWhy = signalled.get();
+                RestartPolicy.Failure failure = RestartPolicy.classify(e);
+                if (failure.kind() == RestartPolicy.Kind.SIGNAL) {
+                    why = failure;
                 } else if (stopping) {
-                    ledger.handOver(id, stream, "the product stopped during " + ledger.phaseOf(id));
+                    ledger.handOver(id, stream, transientFailure("PRODUCT_STOPPED",
+                            "the product stopped during " + ledger.phaseOf(id)));
                     return;
                 } else if (e instanceof FencedOutException || !leases.isHeld(fence.get())) {
                     // another owner restarts it, or this instance holds a newer fence and restarts it below
                     log.warn("{}: rebuild {} lost its worker lease: {}", stream, id, e.getMessage());
-                    restartWhy = "lost the worker lease: " + e.getMessage();
-                } else if (transientWhy.isPresent()) {
+                    why = transientFailure("WORKER_LEASE_LOST", "lost the worker lease: "
+                            + RestartPolicy.detail(e));
+                } else if (failure.retried()) {
                     log.warn("{}: rebuild {} attempt {} failed for a passing reason: {}", stream, id, attempt,
-                            transientWhy.get());
-                    restartWhy = transientWhy.get();
+                            failure.text());
+                    why = failure;
                 } else {
-                    log.error("{}: rebuild {} failed", stream, id, e);
-                    ledger.failed(id, stream, e.getClass().getSimpleName() + ": " + e.getMessage());
+                    log.error("{}: rebuild {} failed: {}", stream, id, failure.text(), e);
+                    ledger.failed(id, stream, failure.code(), failure.text());
                     return;
                 }
             } finally {
@@ -229,15 +284,43 @@ public class RebuildService {
             }
             if (stopping || leases.hold(stream).isEmpty()) {
                 // the row belongs to the lease's next holder now: leave it as it is
-                ledger.handOver(id, stream, restartWhy);
+                ledger.handOver(id, stream, why);
                 return;
             }
-            if (attempt >= maxAttempts) {
-                ledger.failed(id, stream, "gave up after " + attempt + " attempts: " + restartWhy);
+            Instant now = Instant.now();
+            Optional<String> exhausted = budgetExhausted(id, attempt, why, now);
+            if (exhausted.isPresent()) {
+                log.error("{}: rebuild {} failed: {}", stream, id, exhausted.get());
+                ledger.failed(id, stream, BUDGET_EXHAUSTED, exhausted.get());
                 return;
             }
-            log.warn("{}: rebuild {} restarts from a new export: {}", stream, id, restartWhy);
-            ledger.restarted(id, stream, restartWhy);
+            Duration delay = properties.retryDelay(attempt);
+            Instant next = now.plus(delay);
+            log.warn("{}: rebuild {} restarts from a new export at {} (in {}): {}", stream, id, next, delay,
+                    why.text());
+            ledger.restarted(id, stream, why, now, next);
+            try {
+                waitUntil(id, next);
+            } catch (InterruptedException e) {
+                ledger.handOver(id, stream, transientFailure("PRODUCT_STOPPED",
+                        "the product stopped while the rebuild waited to retry after " + why.text()));
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** How often a waiting rebuild touches its row, so that it never looks abandoned (completeness' heartbeat). */
+    private static final long WAIT_TOUCH_MILLIS = 15_000;
+
+    /** Sleeps until {@code next}, touching the rebuild's row every {@link #WAIT_TOUCH_MILLIS}. */
+    private void waitUntil(UUID id, Instant next) throws InterruptedException {
+        for (long left = Duration.between(Instant.now(), next).toMillis(); left > 0;
+                left = Duration.between(Instant.now(), next).toMillis()) {
+            Thread.sleep(Math.min(left, WAIT_TOUCH_MILLIS));
+            if (left > WAIT_TOUCH_MILLIS) {
+                rebuilds.touch(id);
+            }
         }
     }
 

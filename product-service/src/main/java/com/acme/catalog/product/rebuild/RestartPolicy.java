@@ -2,8 +2,17 @@ package com.acme.catalog.product.rebuild;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Optional;
+import java.net.ConnectException;
+import java.net.SocketException;
+import java.net.http.HttpTimeoutException;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.export.CorruptExportException;
 import com.acme.catalog.contracts.web.TransientDatabaseFailure;
 import com.acme.catalog.product.resolver.ResolverClient;
@@ -11,58 +20,171 @@ import com.acme.catalog.product.resolver.ResolverClient;
 import org.springframework.web.client.ResourceAccessException;
 
 /**
- * Which failures of an attempt restart the rebuild from a new export (bounded by {@code max-attempts}) instead of
- * leaving it FAILED: the restart signals — a 410 from the resolver (the lease, cursor or epoch is gone) and the
- * product's own {@link RestartRequired} (an aborted export, an export or page of an old epoch, an epoch changed before
- * the cutover) — and failures that say nothing about the data — the product's database connection lost (a restart,
- * {@code pg_terminate_backend}), the resolver unreachable or answering 502/503/504. A restart drops the shadow and
- * starts over, so retrying them is safe; any other failure (a corrupt export, a checksum that does not match, a chain
- * that does not verify, a refusal) stays FAILED for an operator. Found by the fault suite (docs/spk-05.md): cut connections left 7–8 of 13–14 rebuilds FAILED.
+ * What a failed attempt's failure means for the rebuild (docs/rebuild.md "Failures and what they mean"), as a
+ * {@link Failure}: a stable code, a sentence for an operator (never an exception's class name) and whether the
+ * rebuild retries it (from a new export, within {@code product.rebuild.retry-budget}) or ends FAILED at once.
+ * <ul>
+ * <li>restart signals, retried: a 410 from the resolver ({@code RESOLVER_GONE}: the lease, cursor or epoch is gone)
+ * and the product's own {@link RestartRequired} (its {@link RestartRequired.Reason} is the code);</li>
+ * <li>transient, retried: the product's database connection lost ({@code DATABASE_UNAVAILABLE}: SQLState class 08,
+ * 57P01 and the rest of {@link TransientDatabaseFailure}), the resolver unreachable ({@code RESOLVER_UNREACHABLE})
+ * or answering 5xx ({@code RESOLVER_UNAVAILABLE}), another I/O failure ({@code IO_FAILED}: the object store), and
+ * the product's own 503s ({@code DATABASE_UNAVAILABLE}, {@code MAINTENANCE}, {@code OUTCOME_UNKNOWN});</li>
+ * <li>permanent, FAILED at once: a corrupt export ({@code CORRUPT_EXPORT}, {@code LOAD_FAILED}), a chain that does not
+ * verify ({@code CHAIN_BROKEN}), a refusal of the resolver ({@code RESOLVER_REFUSED}: a 4xx other than 410) or of the
+ * product ({@link ApiException}'s code), a {@link PermanentFailure} (its code: an export FAILED permanently), and
+ * anything not known here ({@code REBUILD_FAILED}, with the failure's message).</li>
+ * </ul>
+ * Found by the fault suite (docs/spk-05.md): under dense connection faults 28 of 69 rebuilds ended FAILED, most
+ * after three attempts ran out, one because its export FAILED.
  */
 final class RestartPolicy {
 
+    /** How a failure bears on the rebuild. */
+    enum Kind {
+        /** A restart signal: weighed before a stop or a lost worker lease, retried within the budget. */
+        SIGNAL,
+        /** Says nothing about the data: retried within the budget. */
+        TRANSIENT,
+        /** About the data, or a refusal: the rebuild ends FAILED at once. */
+        PERMANENT
+    }
+
+    /**
+     * A classified failure.
+     *
+     * @param code     stable, {@code UPPER_SNAKE}; what operators and tests match
+     * @param sentence what happened, for an operator; never an exception's class name
+     */
+    record Failure(Kind kind, String code, String sentence) {
+
+        boolean retried() {
+            return kind != Kind.PERMANENT;
+        }
+
+        /** @return {@code CODE: sentence}, what {@code error} and the retry reason show */
+        String text() {
+            return code + ": " + sentence;
+        }
+    }
+
     private static final int MAX_DEPTH = 16;
+    private static final int MAX_DETAIL = 400;
+    /** The product's own answers that mean "not now" rather than "no". */
+    private static final Set<ProblemCode> TRANSIENT_CODES = Set.of(ProblemCode.DATABASE_UNAVAILABLE,
+            ProblemCode.MAINTENANCE, ProblemCode.OUTCOME_UNKNOWN);
+    /** A fully qualified Java name ({@code java.net.ConnectException}, {@code org.postgresql.util.PSQLException}). */
+    private static final Pattern QUALIFIED = Pattern.compile(
+            "\\b(?:java|javax|jakarta|sun|jdk|org|com|tools|io|reactor)(?:\\.[A-Za-z_$][\\w$]*)+:?\\s*");
+    /** A simple exception or error class name ({@code SocketTimeoutException:}). */
+    private static final Pattern SIMPLE = Pattern.compile("\\b[A-Z][\\w$]*(?:Exception|Error)\\b:?\\s*");
+    private static final Pattern PROBLEM_CODE = Pattern.compile("\"code\"\\s*:\\s*\"([A-Z][A-Z0-9_]*)\"");
 
     private RestartPolicy() {
     }
 
-    /**
-     * A restart signal is the attempt's reason before anything else is looked at: should the product be stopping or
-     * the worker lease gone, the rebuild is handed over with this reason.
-     *
-     * @return the signal's reason ({@code CODE: sentence} for {@link RestartRequired}, the call and its 410 answer
-     *         for the resolver's), or empty when {@code failure} is not a restart signal
-     */
-    static Optional<String> restartSignal(Throwable failure) {
-        if (failure instanceof ResolverClient.GoneException || failure instanceof RestartRequired) {
-            return Optional.of(failure.getMessage());
+    /** @return what {@code failure} means for the rebuild; never null */
+    static Failure classify(Throwable failure) {
+        if (failure instanceof RestartRequired r) {
+            return new Failure(Kind.SIGNAL, r.reason().name(), r.sentence());
         }
-        return Optional.empty();
-    }
-
-    /** @return why the attempt should restart, or empty when the failure must leave the rebuild FAILED */
-    static Optional<String> restartReason(Throwable failure) {
-        Optional<String> signalled = restartSignal(failure);
-        if (signalled.isPresent()) {
-            return signalled;
+        if (failure instanceof ResolverClient.GoneException) {
+            return new Failure(Kind.SIGNAL, "RESOLVER_GONE", gone(failure.getMessage()));
+        }
+        if (failure instanceof PermanentFailure p) {
+            return new Failure(Kind.PERMANENT, p.code(), p.sentence());
         }
         if (TransientDatabaseFailure.isTransient(failure)) {
-            return Optional.of("the product's database connection failed: " + describe(failure));
+            return new Failure(Kind.TRANSIENT, "DATABASE_UNAVAILABLE",
+                    "the product's database connection failed (" + detail(failure) + ")");
         }
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         int depth = 0;
-        for (Throwable t = failure; t != null && depth < MAX_DEPTH; t = t.getCause(), depth++) {
+        for (Throwable t = failure; t != null && depth < MAX_DEPTH && seen.put(t, Boolean.TRUE) == null;
+                t = t.getCause(), depth++) {
             if (t instanceof CorruptExportException) {
-                return Optional.empty(); // an I/O exception by type, but about the export's bytes
+                // an I/O exception by type, but about the export's bytes
+                return new Failure(Kind.PERMANENT, "CORRUPT_EXPORT",
+                        "the export is not what its manifest says (" + detail(t) + ")");
             }
-            if (t instanceof ResolverClient.UnavailableException || t instanceof ResourceAccessException
-                    || t instanceof IOException || t instanceof UncheckedIOException) {
-                return Optional.of("the resolver was unreachable: " + describe(failure));
+            if (t instanceof ShadowLoader.LoadFailedException) {
+                return new Failure(Kind.PERMANENT, "LOAD_FAILED",
+                        "the export could not be loaded (" + detail(t) + ")");
+            }
+            if (t instanceof ApiException api) {
+                if (TRANSIENT_CODES.contains(api.code())) {
+                    return new Failure(Kind.TRANSIENT, api.code().name(), clean(api.getMessage()));
+                }
+                return new Failure(Kind.PERMANENT, api.code().name(), clean(api.getMessage()));
+            }
+            if (t instanceof ResolverClient.UnavailableException) {
+                return new Failure(Kind.TRANSIENT, "RESOLVER_UNAVAILABLE",
+                        "the resolver could not serve the " + clean(t.getMessage()));
+            }
+            if (t instanceof ResolverClient.RefusedException) {
+                return new Failure(Kind.PERMANENT, "RESOLVER_REFUSED",
+                        "the resolver refused the " + clean(t.getMessage()));
+            }
+            if (t instanceof ResourceAccessException || t instanceof ConnectException || t instanceof SocketException
+                    || t instanceof HttpTimeoutException) {
+                return new Failure(Kind.TRANSIENT, "RESOLVER_UNREACHABLE",
+                        "the resolver did not answer (" + detail(failure) + ")");
+            }
+            if (t instanceof IOException || t instanceof UncheckedIOException) {
+                return new Failure(Kind.TRANSIENT, "IO_FAILED",
+                        "reading from the resolver or the object store failed (" + detail(failure) + ")");
             }
         }
-        return Optional.empty();
+        return new Failure(Kind.PERMANENT, "REBUILD_FAILED", detail(failure));
     }
 
-    private static String describe(Throwable failure) {
-        return failure.getClass().getSimpleName() + ": " + failure.getMessage();
+    /** @return the failure as {@code CODE: sentence}, for one-line reasons (an escaped failure, a log) */
+    static String describe(Throwable failure) {
+        return classify(failure).text();
+    }
+
+    private static String gone(String message) {
+        String m = message == null ? "" : message;
+        int at = m.indexOf(": 410");
+        String call = at > 0 ? m.substring(0, at) : "a call";
+        Matcher code = PROBLEM_CODE.matcher(m);
+        return "the resolver answered the " + clean(call) + " with 410" + (code.find() ? " " + code.group(1) : "")
+                + " (its lease, cursor or epoch is gone)";
+    }
+
+    /**
+     * @return what the failure says, from its own message and its innermost cause's (a wrapper's message often names
+     *         only the call, its root cause what went wrong), without class names; never blank
+     */
+    static String detail(Throwable failure) {
+        Throwable root = failure;
+        int depth = 0;
+        while (root.getCause() != null && root.getCause() != root && depth++ < MAX_DEPTH) {
+            root = root.getCause();
+        }
+        String top = clean(failure.getMessage());
+        String inner = root == failure ? "" : clean(root.getMessage());
+        String out;
+        if (top.isEmpty()) {
+            out = inner;
+        } else if (inner.isEmpty() || top.contains(inner)) {
+            out = top;
+        } else {
+            out = top + ": " + inner;
+        }
+        if (out.isEmpty()) {
+            out = "no message; the product's log has the details";
+        }
+        return out.length() > MAX_DETAIL ? out.substring(0, MAX_DETAIL) + "…" : out;
+    }
+
+    /** @return {@code message} without Java class names (qualified or simple exception names), trimmed; never null */
+    static String clean(String message) {
+        if (message == null) {
+            return "";
+        }
+        String out = QUALIFIED.matcher(message).replaceAll("");
+        out = SIMPLE.matcher(out).replaceAll("");
+        return out.strip();
     }
 }

@@ -16,6 +16,11 @@ public final class RestartRequired extends RuntimeException {
     public enum Reason {
         /** The resolver aborted the attempt's export (it does when the export's lease expired). */
         EXPORT_ABORTED,
+        /**
+         * The resolver FAILED the attempt's export for a reason that says nothing about the data (its status does not
+         * mark it {@code permanent}): a new export may succeed.
+         */
+        EXPORT_FAILED,
         /** The export is of an epoch older than the stream's current one: never loaded (audited). */
         EXPORT_OF_OLD_EPOCH,
         /** The stream's epoch moved past the rebuild's before its cutover: the shadow is of a fenced history. */

@@ -42,8 +42,9 @@ import tools.jackson.databind.ObjectMapper;
  *
  * <p>Rebuild and recovery calls (retention status, epoch, leases, exports, catch-up pages, chain digest, consumer
  * registration, progress after a cutover) time out after {@code product.rebuild.request-timeout}; a 410 becomes
- * {@link GoneException} (restart from a new export), any other non-2xx answer an {@link IllegalStateException}
- * naming the call and the problem. The progress reporter's {@link #reportProgress} has its own timeout
+ * {@link GoneException} (restart from a new export), a 5xx an {@link UnavailableException}, another 4xx a
+ * {@link RefusedException}, any other non-2xx answer an {@link IllegalStateException}, each naming the call and the
+ * problem. The progress reporter's {@link #reportProgress} has its own timeout
  * ({@code product.progress.request-timeout}), speaks HTTP/1.1 and throws Spring's
  * {@link org.springframework.web.client.RestClientResponseException} on a non-2xx answer: its caller retries any
  * failure alike. None of the calls retries by itself.
@@ -58,10 +59,28 @@ public class ResolverClient {
         }
     }
 
-    /** The resolver answered 502, 503 or 504: unavailable for now (restarting, its database cut); nothing decided. */
+    /** The resolver answered 5xx: unavailable for now (restarting, its database cut, a fault); nothing decided. */
     public static final class UnavailableException extends IllegalStateException {
         public UnavailableException(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * The resolver refused a call with a 4xx other than 410 (and other than the 422 {@code POSITION_AHEAD} a chain
+     * digest read answers as {@link AheadOfSourceException}): a refusal, which retrying does not change.
+     */
+    public static final class RefusedException extends IllegalStateException {
+        private final int status;
+
+        public RefusedException(String message, int status) {
+            super(message);
+            this.status = status;
+        }
+
+        /** @return the HTTP status the resolver answered */
+        public int status() {
+            return status;
         }
     }
 
@@ -314,8 +333,11 @@ public class ResolverClient {
         if (status == 410) {
             throw new GoneException(call + ": 410 " + r.getBody());
         }
-        if (status == 502 || status == 503 || status == 504) {
+        if (status >= 500) {
             throw new UnavailableException(call + " answered " + status + ": " + r.getBody());
+        }
+        if (status >= 400) {
+            throw new RefusedException(call + " answered " + status + ": " + r.getBody(), status);
         }
         if (status >= 300) {
             throw new IllegalStateException(call + " answered " + status + ": " + r.getBody());

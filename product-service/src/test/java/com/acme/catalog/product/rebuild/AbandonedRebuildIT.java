@@ -10,8 +10,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * After a crash mid-rebuild, the next holder of the stream's worker lease takes the unfinished rebuild over (here
- * it has used up its attempts, so it is FAILED) and retires its BUILDING generation (partitions detached and
- * dropped), while the serving generation is untouched.
+ * it has retried for longer than its retry budget, so it is FAILED with {@code RETRY_BUDGET_EXHAUSTED}) and retires
+ * its BUILDING generation (partitions detached and dropped), while the serving generation is untouched.
  */
 class AbandonedRebuildIT extends ProductIT {
 
@@ -28,8 +28,9 @@ class AbandonedRebuildIT extends ProductIT {
         long shadow = generation("BUILDING");
         jdbc.sql("""
                 INSERT INTO rebuild (rebuild_id, tenant, catalog, phase, generation_id, attempt, worker_owner,
-                                     worker_fence)
-                VALUES ('01900000-0000-7000-8000-0000000000aa', 'acme', 'crash', 'CATCHING_UP', ?, 3, 'gone', 1)
+                                     worker_fence, retry_since)
+                VALUES ('01900000-0000-7000-8000-0000000000aa', 'acme', 'crash', 'CATCHING_UP', ?, 3, 'gone', 1,
+                        now() - interval '31 minutes')
                 """).params(shadow).update();
         jdbc.sql("""
                 INSERT INTO recovery_lease (tenant, catalog, owner, fence, acquired_at, renewed_at, expires_at)
@@ -40,8 +41,10 @@ class AbandonedRebuildIT extends ProductIT {
         assertThat(leases.hold(new com.acme.catalog.contracts.StreamId("acme", "crash")).orElseThrow().fence())
                 .isEqualTo(2);
 
-        assertThat(jdbc.sql("SELECT phase || ':' || error FROM rebuild").query(String.class).single())
-                .isEqualTo("FAILED:gave up after 3 attempts: the previous worker stopped during CATCHING_UP");
+        assertThat(jdbc.sql("SELECT phase || ':' || error_code || ':' || error FROM rebuild").query(String.class)
+                .single()).startsWith("FAILED:RETRY_BUDGET_EXHAUSTED:RETRY_BUDGET_EXHAUSTED: gave up after 3 "
+                        + "attempt(s), retried for PT31M").endsWith("the last failure was WORKER_STOPPED: the "
+                        + "previous worker stopped during CATCHING_UP");
         assertThat(status(shadow)).isEqualTo("RETIRED");
         assertThat(status(serving)).isEqualTo("SERVING");
         assertThat(partitions(shadow)).isZero();

@@ -6,6 +6,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.ExportRequest;
+import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.export.ExportView;
 import com.acme.catalog.contracts.json.StrictJson;
 import com.acme.catalog.contracts.web.Access;
@@ -94,7 +95,7 @@ class ExportController {
                 row.epoch(), row.leaseId(), row.cursor(), row.cursor() == null ? null : row.chainDigest(),
                 row.manifestKey(), row.error(),
                 new ExportView.Progress(row.phase(), row.rows(), row.bytes(), row.heartbeatAt()), row.requestedBy(),
-                row.createdAt(), row.finishedAt());
+                row.createdAt(), row.finishedAt(), row.status() == ExportStatus.FAILED ? row.permanent() : null);
     }
 
     static UUID uuid(String what, String value) {

@@ -24,7 +24,8 @@ class ExportRepository {
 
     private static final String COLUMNS = """
             export_id, tenant, catalog, lease_id, epoch, status, cursor, chain_digest, object_prefix, manifest_key,
-            error, phase, rows_written, bytes_written, requested_by, created_at, heartbeat_at, finished_at, retired_at
+            error, phase, rows_written, bytes_written, requested_by, created_at, heartbeat_at, finished_at, retired_at,
+            permanent
             """;
     private static final String SQL_INSERT = """
             INSERT INTO snapshot_export (export_id, tenant, catalog, lease_id, epoch, status, object_prefix,
@@ -48,7 +49,7 @@ class ExportRepository {
              WHERE export_id = ? AND status = 'RUNNING'
             """;
     private static final String SQL_END = """
-            UPDATE snapshot_export SET status = ?, error = ?, finished_at = clock_timestamp()
+            UPDATE snapshot_export SET status = ?, error = ?, permanent = ?, finished_at = clock_timestamp()
              WHERE export_id = ? AND status = 'RUNNING'
             """;
     /* Every READY export of the stream beyond the newest {keep}, marked retired in one statement. */
@@ -97,9 +98,18 @@ class ExportRepository {
         return jdbc.sql(SQL_READY).params(manifestKey, rows, bytes, exportId).update() == 1;
     }
 
-    /** Ends a RUNNING export as FAILED or ABORTED; no effect on one that already ended. */
+    /** Ends a RUNNING export as FAILED or ABORTED, not permanently; no effect on one that already ended. */
     boolean markEnded(UUID exportId, ExportStatus status, String error) {
-        return jdbc.sql(SQL_END).params(status.name(), error, exportId).update() == 1;
+        return markEnded(exportId, status, error, false);
+    }
+
+    /**
+     * Ends a RUNNING export as FAILED or ABORTED; no effect on one that already ended.
+     *
+     * @param permanent the failure is about the stream's data: a new export would fail the same way
+     */
+    boolean markEnded(UUID exportId, ExportStatus status, String error, boolean permanent) {
+        return jdbc.sql(SQL_END).params(status.name(), error, permanent, exportId).update() == 1;
     }
 
     List<Retired> retireBeyond(StreamId s, int keep) {
@@ -121,7 +131,7 @@ class ExportRepository {
                 rs.getString("object_prefix"), rs.getString("manifest_key"), rs.getString("error"),
                 rs.getString("phase"), rs.getLong("rows_written"), rs.getLong("bytes_written"),
                 rs.getString("requested_by"), instant(rs, "created_at"), instant(rs, "heartbeat_at"),
-                instant(rs, "finished_at"), instant(rs, "retired_at"));
+                instant(rs, "finished_at"), instant(rs, "retired_at"), rs.getBoolean("permanent"));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {
@@ -133,7 +143,7 @@ class ExportRepository {
     record ExportRow(UUID exportId, StreamId stream, UUID leaseId, long epoch, ExportStatus status, Long cursor,
             String chainDigest, String objectPrefix, String manifestKey, String error, String phase, long rows,
             long bytes, String requestedBy, Instant createdAt, Instant heartbeatAt, Instant finishedAt,
-            Instant retiredAt) {
+            Instant retiredAt, boolean permanent) {
     }
 
     /** An export whose objects are to be deleted. */

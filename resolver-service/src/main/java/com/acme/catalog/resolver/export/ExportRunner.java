@@ -42,6 +42,11 @@ class ExportRunner {
     private static final Set<ProblemCode> ABORTING = Set.of(ProblemCode.LEASE_EXPIRED, ProblemCode.EPOCH_CHANGED,
             ProblemCode.CURSOR_STALE, ProblemCode.NOT_FOUND, ProblemCode.STREAM_FENCED);
 
+    /** Refusals about the stream's data: a new export would meet them again. */
+    private static final Set<ProblemCode> ABOUT_THE_DATA = Set.of(ProblemCode.CHAIN_BROKEN, ProblemCode.INVALID_EVENT);
+    /** How deep {@link #aboutTheData} looks into a failure's causes. */
+    private static final int MAX_DEPTH = 16;
+
     private final SnapshotExporter exporter;
     private final RetentionService retention;
     private final CursorRepository cursors;
@@ -81,14 +86,16 @@ class ExportRunner {
             outcome = ExportStatus.READY;
         } catch (ApiException e) {
             outcome = ABORTING.contains(e.code()) ? ExportStatus.ABORTED : ExportStatus.FAILED;
-            end(job, outcome, e.getMessage());
+            end(job, outcome, e.getMessage(), outcome == ExportStatus.FAILED && ABOUT_THE_DATA.contains(e.code()));
         } catch (ExportAbortedException e) {
             outcome = ExportStatus.ABORTED;
             end(job, outcome, e.getMessage());
         } catch (RuntimeException | IOException e) {
             // the database's or the object store's own words (and Java type names) go to the log only
             log.warn("export {} of {} failed", job.exportId(), job.stream(), e);
-            end(job, ExportStatus.FAILED, "the export failed; see the resolver's log for export " + job.exportId());
+            boolean aboutTheData = aboutTheData(e);
+            end(job, ExportStatus.FAILED, (aboutTheData ? "the export found the stream's stored data damaged"
+                    : "the export failed") + "; see the resolver's log for export " + job.exportId(), aboutTheData);
         } catch (Error e) {
             log.error("export {} of {} failed", job.exportId(), job.stream(), e);
             end(job, ExportStatus.FAILED, "the export failed; see the resolver's log for export " + job.exportId());
@@ -131,16 +138,45 @@ class ExportRunner {
         housekeeping.retireBeyondKept(job.stream());
     }
 
-    /** Removes the export's objects, then ends its row, so a client that sees ABORTED or FAILED finds nothing. */
     private void end(ExportJob job, ExportStatus status, String error) {
-        log.warn("export {} of {} {}: {}", job.exportId(), job.stream(), status, error);
+        end(job, status, error, false);
+    }
+
+    /**
+     * Removes the export's objects, then ends its row, so a client that sees ABORTED or FAILED finds nothing.
+     *
+     * @param permanent the failure is about the stream's data (the export's status says so: a client does not ask
+     *                  for a new export that would fail the same way)
+     */
+    private void end(ExportJob job, ExportStatus status, String error, boolean permanent) {
+        log.warn("export {} of {} {}{}: {}", job.exportId(), job.stream(), status, permanent ? " (permanent)" : "",
+                error);
         housekeeping.deleteObjects(job.exportId(), job.objectPrefix());
         try {
-            exports.markEnded(job.exportId(), status, error);
+            exports.markEnded(job.exportId(), status, error, permanent);
         } catch (RuntimeException e) {
             log.error("export {}: could not record {} ({}); the stale sweep will fail it", job.exportId(), status,
                     e.toString());
         }
+    }
+
+    /**
+     * @return whether {@code failure} is about the stream's stored data (a SQLState of class 22 or 23, {@code XX001}
+     *         data corrupted, {@code XX002} index corrupted anywhere in its causes): a new export would fail the same
+     *         way. Anything else (the database or object store out of reach, a disk full, a bug) is not.
+     */
+    static boolean aboutTheData(Throwable failure) {
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < MAX_DEPTH; t = t.getCause(), depth++) {
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                if (state.startsWith("22") || state.startsWith("23") || state.equals("XX001")
+                        || state.equals("XX002")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The stream's open cursor must still be in the export's epoch (a restore fences it and opens a new one). */

@@ -214,7 +214,47 @@ class ExportLifecycleIT extends AbstractExportIT {
         Response r = get("/v1/exports/" + id, "op");
         assertThat(r.text("status")).isEqualTo("FAILED");
         assertThat(r.text("error")).contains("gone-instance");
+        assertThat(r.body().path("permanent").isBoolean()).as("a FAILED export says whether it is permanent").isTrue();
+        assertThat(r.body().path("permanent").booleanValue()).as("a stopped instance says nothing about the data")
+                .isFalse();
         assertThat(objectKeys(prefix)).isEmpty();
+    }
+
+    /**
+     * A FAILED export says whether a new export would fail the same way ({@code permanent}): true when the database
+     * found the stream's stored data damaged (SQLState XX001 here), false when it lost the connection (08006), so
+     * the product asks for a new export only then. A RUNNING or READY export has no {@code permanent}.
+     */
+    @Test
+    void aFailedExportSaysWhetherItsFailureIsAboutTheData() throws Exception {
+        StreamId s = new StreamId("acme", "damaged");
+        writeItems(s, 3);
+        onStep = (id, step) -> {
+            if (step == Step.OBJECTS_WRITTEN) {
+                throw new org.springframework.jdbc.UncategorizedSQLException("COPY items", "COPY", new java.sql
+                        .SQLException("invalid page in block 7 of relation base/16384/16402", "XX001"));
+            }
+        };
+        JsonNode damaged = awaitEnd(startExport("op", s, lease(s, 1, 300)).text("exportId"));
+        assertThat(damaged.path("status").stringValue()).isEqualTo("FAILED");
+        assertThat(damaged.path("permanent").booleanValue()).as("%s", damaged).isTrue();
+        assertThat(damaged.path("error").stringValue()).doesNotContain("Exception");
+
+        onStep = (id, step) -> {
+            if (step == Step.OBJECTS_WRITTEN) {
+                throw new org.springframework.jdbc.UncategorizedSQLException("COPY items", "COPY", new java.sql
+                        .SQLException("An I/O error occurred while sending to the backend", "08006"));
+            }
+        };
+        JsonNode cut = awaitEnd(startExport("op", s, lease(s, 1, 300)).text("exportId"));
+        assertThat(cut.path("status").stringValue()).isEqualTo("FAILED");
+        assertThat(cut.path("permanent").isBoolean()).isTrue();
+        assertThat(cut.path("permanent").booleanValue()).as("%s", cut).isFalse();
+
+        onStep = (id, step) -> { };
+        JsonNode ready = awaitEnd(startExport("op", s, lease(s, 1, 300)).text("exportId"));
+        assertThat(ready.path("status").stringValue()).isEqualTo("READY");
+        assertThat(ready.has("permanent")).isFalse();
     }
 
     @Test
