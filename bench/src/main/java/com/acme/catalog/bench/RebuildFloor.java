@@ -348,7 +348,7 @@ final class RebuildFloor {
         try (Connection c = productDb.connect()) {
             List<String> tables = new ArrayList<>();
             try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-                    "SELECT unnest(generation_tables())")) {
+                    "SELECT unnest(product.generation_tables())")) {
                 while (rs.next()) {
                     tables.add(rs.getString(1));
                 }
@@ -358,7 +358,11 @@ final class RebuildFloor {
                 long[] rebuilt = fingerprint(c, t + "_g" + other);
                 boolean equal = floor[0] == rebuilt[0] && floor[1] == rebuilt[1];
                 all &= equal;
-                m.put(t, Map.of("rows", floor[0], "rebuildRows", rebuilt[0], "equal", equal));
+                Map<String, Object> table = new LinkedHashMap<>();
+                table.put("rows", floor[0]);
+                table.put("rebuildRows", rebuilt[0]);
+                table.put("equal", equal);
+                m.put(t, table);
             }
         }
         m.put("equal", all);
@@ -393,7 +397,7 @@ final class RebuildFloor {
         try (Connection c = productDb.connect(); Statement st = c.createStatement()) {
             st.execute("SET search_path = product");
             List<String> tables = new ArrayList<>();
-            try (ResultSet rs = st.executeQuery("SELECT unnest(generation_tables())")) {
+            try (ResultSet rs = st.executeQuery("SELECT unnest(product.generation_tables())")) {
                 while (rs.next()) {
                     tables.add(rs.getString(1));
                 }
