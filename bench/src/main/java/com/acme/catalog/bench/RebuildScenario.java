@@ -10,41 +10,52 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
-import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
-import com.acme.catalog.contracts.ChainDigest;
-import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.testsupport.ServiceProcess;
 import com.acme.catalog.testsupport.TestDatabase;
 
 import org.postgresql.PGConnection;
-import org.postgresql.copy.CopyManager;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A product rebuild of N items plus a tail of T events committed after the export's snapshot, both jars running:
  * {@code POST /v1/rebuilds} on the product, then the phases from {@code GET /v1/rebuilds/{id}}. The resolver is
- * seeded with SQL (N items, N/1000 PUBLIC releases naming 500 items each, 1000 mappings, 10 policies; the events
- * before N count as pruned, with the chain digest at N recorded as the pruner does). The tail: T item upserts
- * (revision 1 → 2, one event per transaction, built exactly as the resolver's write path builds them: wire,
- * chain digest, outbox row, accepted revision, current row, cursor) written in one SQL transaction as soon as the
- * rebuild reports LOADING (its export is READY, so the tail is after the snapshot and the catch-up must apply it).
- * Baseline in the same run: {@code COPY (SELECT …) TO STDOUT} of the same current rows from the resolver database
- * piped into {@code COPY … FROM STDIN} of plain tables shaped like the product's, plus their primary keys.
+ * seeded with SQL ({@link RebuildSeed}: a history of N item upserts, 1000 mappings, 10 policies and N/1000 PUBLIC
+ * releases naming 500 items each, every revision in the accepted history, pruned through its head H0 with the chain
+ * digest there recorded as the pruner does). The tail: T item upserts (revision 1 → 2, one event per transaction,
+ * built as the resolver's write path builds them) written in one SQL transaction as soon as the rebuild reports
+ * LOADING (its export is READY, so the tail is after the snapshot and the catch-up must apply it).
+ *
+ * <p>Baselines in the same run, on the same seeded data:
+ * <ul>
+ * <li>{@code floor} ({@link RebuildFloor}): the same end state with plain SQL and no services: the resolver's tables
+ * piped by COPY into a fresh generation's tables made by the product's own SQL functions, the same derived rows and
+ * indexes on two connections, then the tail applied set-based in pages of the rebuild's page size. Its load runs
+ * before the rebuild (on the state before the tail), its tail after it (the tail exists only then);
+ * {@code floorMatchesRebuild} compares every generation table of both (row count and row hashes);
+ * {@code floorNotes} lists where it is an approximation;</li>
+ * <li>{@code replay} ({@link RebuildReplay}): a product of its own opening the same stream from position 0 through
+ * its catch-up apply, against a resolver of its own seeded with the same history and tail but never pruned
+ * ({@code --replay=false} leaves it out);</li>
+ * <li>{@code rawCopy}: {@code COPY (SELECT …) TO STDOUT} of the same current rows piped into {@code COPY … FROM STDIN}
+ * of plain tables shaped like the product's, plus their primary keys (the scenario's earlier baseline).</li>
+ * </ul>
+ * {@code phaseSeconds} puts the rebuild's and the floor's phases side by side; a phase the product does not expose
+ * on its own (object-store transfer, checksum verification: both inside {@code load.copy}, which streams each object
+ * through the verifying reader into COPY) is null. {@code ratios} and {@code targets} hold the issue's figures.
  */
 final class RebuildScenario implements Scenario {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final String T = "bench";
-    private static final String C = "big";
-    private static final String SEED_DIGEST = "5eed".repeat(16);
+    private static final String T = RebuildSeed.T;
+    private static final String C = RebuildSeed.C;
 
     @Override
     public String name() {
@@ -53,8 +64,9 @@ final class RebuildScenario implements Scenario {
 
     @Override
     public String description() {
-        return "product rebuild of N items + T tail events vs raw COPY out/in + indexes "
-                + "[--items=1000000 --tail=100000 --page-limit=5000 --resolver-page-limit=5000]";
+        return "product rebuild of N items + T tail events vs the same-end-state SQL floor, a full replay and raw "
+                + "COPY out/in + indexes [--items=1000000 --tail=100000 --page-limit=5000 --resolver-page-limit=5000 "
+                + "--replay=true]";
     }
 
     @Override
@@ -64,6 +76,10 @@ final class RebuildScenario implements Scenario {
         int pageLimit = o.integer("page-limit", 5000);
         int resolverPageLimit = o.integer("resolver-page-limit", 5000);
         String memory = o.string("maintenance-work-mem", "256MB");
+        boolean replay = Boolean.parseBoolean(o.string("replay", "true"));
+        if (tail > items) {
+            throw new IllegalArgumentException("the tail updates items sku-1..sku-T: --tail must not exceed --items");
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("items", items);
         out.put("tail", tail);
@@ -71,10 +87,14 @@ final class RebuildScenario implements Scenario {
         out.put("cpus", Runtime.getRuntime().availableProcessors());
         out.put("loadAverageBefore", loadAverage());
         Path objects = Files.createTempDirectory("bench-rebuild-objects-");
+        Path replayObjects = Files.createTempDirectory("bench-replay-objects-");
         String tokens = "op=operator;w=writer;r=relay;c=consumer";
         try (TestDatabase rdb = TestDatabase.create("bench_rebuild_resolver");
              TestDatabase cdb = TestDatabase.create("bench_rebuild_control");
              TestDatabase pdb = TestDatabase.create("bench_rebuild_product");
+             TestDatabase replayRdb = TestDatabase.create("bench_replay_resolver");
+             TestDatabase replayCdb = TestDatabase.create("bench_replay_control");
+             TestDatabase replayPdb = TestDatabase.create("bench_replay_product");
              ServiceProcess resolver = ServiceProcess.start("resolver-service", 18093, ControlDatabase.env(cdb, Map.of(
                      "SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
                      "OBJECT_STORE_URI", "file:" + objects, "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens,
@@ -85,19 +105,39 @@ final class RebuildScenario implements Scenario {
                      "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c", "OBJECT_STORE_URI", "file:" + objects,
                      "PRODUCT_DELIVERY_URL", "http://localhost:18094/v1/inbox/events", "SECURITY_TOKENS", tokens,
                      "SPRING_APPLICATION_JSON", "{\"product\":{\"rebuild\":{\"page-limit\":" + pageLimit
-                             + ",\"maintenance-work-mem\":\"" + memory + "\"}}}"))) {
+                             + ",\"maintenance-work-mem\":\"" + memory + "\"}}}"));
+             // the replay's resolver: never prunes, never relays (only the product's catch-up applies events)
+             ServiceProcess replayResolver = replay ? ServiceProcess.start("resolver-service", 18095,
+                     ControlDatabase.env(replayCdb, Map.of("SPRING_DATASOURCE_URL", replayRdb.jdbcUrl(),
+                             "SPRING_DATASOURCE_USERNAME", replayRdb.username(),
+                             "OBJECT_STORE_URI", "file:" + replayObjects, "RELAY_TOKEN", "r", "SECURITY_TOKENS", tokens,
+                             "RELAY_ALLOWED_DELIVERY_URLS", "http://localhost:" + RebuildReplay.PRODUCT_PORT
+                                     + "/v1/inbox/",
+                             "SPRING_APPLICATION_JSON", "{\"export\":{\"page\":{\"max-limit\":" + resolverPageLimit
+                                     + "}},\"relay\":{\"enabled\":false},\"retention\":{\"prune\":"
+                                     + "{\"enabled\":false}}}"))) : null) {
             WriteScenario.progress("seeding %d items with SQL", items);
             long t0 = System.nanoTime();
-            seed(rdb, items);
+            List<RebuildSeed.Target> targets = new ArrayList<>(List.of(new RebuildSeed.Target(rdb, true)));
+            if (replay) {
+                targets.add(new RebuildSeed.Target(replayRdb, false));
+            }
+            RebuildSeed.Head head = RebuildSeed.seed(items, targets);
             out.put("seedSeconds", seconds(System.nanoTime() - t0));
+            out.put("headBeforeTail", head.position());
+            RebuildSeed.Tail prepared = RebuildSeed.prepareTail(head, tail);
 
-            WriteScenario.progress("raw baseline: COPY out of the resolver, COPY into the product db, indexes");
+            WriteScenario.progress("raw copy baseline: COPY out of the resolver, COPY into the product db, indexes");
             Map<String, Object> raw = raw(rdb, pdb, memory);
-            out.put("raw", raw);
-            WriteScenario.progress("raw %s", raw);
+            out.put("rawCopy", raw);
+            WriteScenario.progress("rawCopy %s", raw);
+
+            WriteScenario.progress("floor: the generation's tables with plain SQL (load before the rebuild)");
+            RebuildFloor floor = new RebuildFloor(rdb, pdb, memory);
+            floor.load(1, head.position());
+            out.put("loadAverageAfterFloorLoad", loadAverage());
 
             HttpClient http = HttpClient.newHttpClient();
-            Tail prepared = prepareTail(items, tail);
             Map<String, Long> cpuBefore = cpu(resolver, rdb, product, pdb);
             long start = System.nanoTime();
             String id = send(http, "POST", product.baseUrl() + "/v1/rebuilds", "{\"tenant\":\"" + T
@@ -111,7 +151,7 @@ final class RebuildScenario implements Scenario {
                 if (!tailWritten && !phase.equals("LEASING") && !phase.equals("EXPORTING")) {
                     WriteScenario.progress("rebuild is %s: writing the %d tail events", phase, tail);
                     long w0 = System.nanoTime();
-                    writeTail(rdb, items, tail, prepared);
+                    RebuildSeed.writeTail(rdb, prepared);
                     tailOut.put("writeSeconds", seconds(System.nanoTime() - w0));
                     String after = send(http, "GET", product.baseUrl() + "/v1/rebuilds/" + id, null).path("phase")
                             .stringValue();
@@ -131,60 +171,147 @@ final class RebuildScenario implements Scenario {
             if (!r.path("phase").stringValue().equals("DONE")) {
                 throw new IllegalStateException("rebuild did not finish: " + r);
             }
+            out.put("loadAverageAfterRebuild", loadAverage());
             out.put("tailWrite", tailOut);
             out.put("rebuild", r);
-            out.putAll(phases(r, wall, tail, raw));
+
+            WriteScenario.progress("floor: the tail, set-based in pages of %d", pageLimit);
+            floor.applyTail(1, head.position(), head.position() + tail, pageLimit);
+            long rebuilt = servingGeneration(pdb);
+            Map<String, Object> match = floor.compare(rebuilt);
+            floor.drop();
+            out.put("floorMatchesRebuild", match.get("equal"));
+            out.put("floorComparison", match);
+            out.put("floorNotes", RebuildFloor.NOTES);
+            out.put("floor", floor.phases());
+
             Map<String, Object> cpuSeconds = new LinkedHashMap<>();
             cpuAfter.forEach((k, v) -> cpuSeconds.put(k, Latencies.round((v - cpuBefore.get(k)) / 1000.0)));
             out.put("cpuSeconds", cpuSeconds);
-            out.put("resolverPages", resolverPages(http, resolver, items, tail, pageLimit));
-            out.put("checksumsEqual", checksumsEqual(http, resolver, product, items + tail));
+            out.put("resolverPages", resolverPages(http, resolver, head.position(), tail, pageLimit));
+            out.put("checksumsEqual", checksumsEqual(http, resolver, product, head.position() + tail));
+
+            Map<String, Object> replayOut = null;
+            if (replay) {
+                WriteScenario.progress("replay: a product of its own opens the stream from position 0 (%d events)",
+                        head.position() + tail);
+                RebuildSeed.writeTail(replayRdb, prepared);
+                replayOut = RebuildReplay.run(replayResolver, replayPdb, replayObjects, pageLimit,
+                        head.position() + tail);
+                long[] replayed = RebuildFloor.publicViewFingerprint(replayPdb, (Long) replayOut.get("generationId"));
+                long[] rebuiltView = RebuildFloor.publicViewFingerprint(pdb, rebuilt);
+                replayOut.put("publicViewMatchesRebuild", replayed[0] == rebuiltView[0]
+                        && replayed[1] == rebuiltView[1]);
+                replayOut.put("publicViewRows", replayed[0]);
+                out.put("replay", replayOut);
+                out.put("loadAverageAfterReplay", loadAverage());
+            }
+            out.putAll(phases(r, wall, tail, raw, floor, replayOut));
             out.put("loadAverageAfter", loadAverage());
         } finally {
             ExportScenario.deleteTree(objects);
+            ExportScenario.deleteTree(replayObjects);
         }
         return out;
     }
 
-    /** The figures the issue asks for, from the rebuild's phase and step durations. */
-    private static Map<String, Object> phases(JsonNode r, long wallNanos, int tail, Map<String, Object> raw) {
+    /** The serving generation of the scenario's stream in the product database. */
+    private static long servingGeneration(TestDatabase pdb) throws Exception {
+        try (Connection c = pdb.connect(); Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT generation_id FROM product.serving_generation "
+                     + "WHERE tenant = '" + T + "' AND catalog = '" + C + "'")) {
+            if (!rs.next()) {
+                throw new IllegalStateException("no serving generation after the rebuild");
+            }
+            return rs.getLong(1);
+        }
+    }
+
+    /** The figures the issue asks for, from the rebuild's phase and step durations and the baselines'. */
+    private static Map<String, Object> phases(JsonNode r, long wallNanos, int tail, Map<String, Object> raw,
+            RebuildFloor floor, Map<String, Object> replay) {
         JsonNode p = r.path("phaseMillis");
         JsonNode s = r.path("stepMillis");
         Map<String, Object> m = new LinkedHashMap<>();
-        Map<String, Object> phase = new LinkedHashMap<>();
-        phase.put("lease", ms(p, "LEASING"));
-        phase.put("export", ms(p, "EXPORTING"));
-        phase.put("load", ms(p, "LOADING"));
-        phase.put("loadCopy", ms(s, "load.copy"));
-        phase.put("loadDerive", ms(s, "load.derive"));
-        phase.put("loadPublicView", ms(s, "load.publicView"));
-        phase.put("indexBuild", ms(s, "load.indexes"));
-        phase.put("attach", ms(s, "load.attach"));
-        phase.put("catchUp", ms(p, "CATCHING_UP"));
-        phase.put("catchUpFetch", ms(s, "catchUp.fetch"));
-        phase.put("catchUpApply", ms(s, "catchUp.apply"));
-        phase.put("cutover", ms(p, "CUTTING_OVER"));
-        m.put("phaseSeconds", phase);
         double endToEnd = seconds(wallNanos);
+        double floorTotal = floor.totalSeconds();
+        Map<String, Object> side = new LinkedHashMap<>();
+        side.put("lease", pair(ms(p, "LEASING"), null));
+        side.put("export", pair(ms(p, "EXPORTING"), null));
+        side.put("objectStoreTransfer", pair(null, 0.0));
+        side.put("checksumVerification", pair(null, 0.0));
+        side.put("load", pair(ms(s, "load.copy"), floor.seconds("copy")));
+        side.put("derivedRows", pair(Latencies.round(ms(s, "load.derive") + ms(s, "load.publicView")),
+                Latencies.round(floor.seconds("derive") + floor.seconds("publicView"))));
+        side.put("derivedRowsReleasePositions", pair(ms(s, "load.derive"), null));
+        side.put("derivedRowsPublicView", pair(ms(s, "load.publicView"), floor.seconds("publicView")));
+        side.put("indexes", pair(ms(s, "load.indexes"), floor.seconds("indexes")));
+        side.put("attach", pair(ms(s, "load.attach"), floor.seconds("attach")));
+        side.put("loadPhase", pair(ms(p, "LOADING"), Latencies.round(floor.seconds("loadWall")
+                + floor.seconds("attach"))));
+        side.put("catchUp", pair(ms(p, "CATCHING_UP"), Latencies.round(floor.seconds("tailFetch")
+                + floor.seconds("tailApply"))));
+        side.put("catchUpFetch", pair(ms(s, "catchUp.fetch"), floor.seconds("tailFetch")));
+        side.put("catchUpApply", pair(ms(s, "catchUp.apply"), floor.seconds("tailApply")));
+        side.put("cutover", pair(ms(p, "CUTTING_OVER"), 0.0));
+        side.put("endToEnd", pair(endToEnd, floorTotal));
+        m.put("phaseSeconds", side);
+        m.put("phaseNotes", List.of(
+                "rebuild objectStoreTransfer and checksumVerification: not exposed by the product (inside load.copy, "
+                        + "which streams each object through the verifying reader into COPY)",
+                "floor export: none (piped COPY, counted in load); floor cutover: no pointer update (0)",
+                "steps overlap (two connections): load, derivedRows and indexes do not sum to loadPhase",
+                "rebuild derivedRows = load.derive (release positions) + load.publicView (wall time); the release "
+                        + "items are derived inside the small tables' copy, as in the floor's"));
         m.put("endToEndSeconds", endToEnd);
         double rawTotal = (Double) raw.get("totalSeconds");
         m.put("ratioEndToEndToRaw", Latencies.round(endToEnd / rawTotal));
-        double export = (Double) phase.get("export");
-        double load = (Double) phase.get("load");
+        double export = ms(p, "EXPORTING");
+        double load = ms(p, "LOADING");
         m.put("ratioExportPlusLoadToRaw", Latencies.round((export + load) / rawTotal));
         long events = s.path("catchUp.events").asLong();
-        double catchUp = (Double) phase.get("catchUp");
-        double apply = (Double) phase.get("catchUpApply");
-        double fetch = (Double) phase.get("catchUpFetch");
+        double catchUp = ms(p, "CATCHING_UP");
+        double apply = ms(s, "catchUp.apply");
+        double fetch = ms(s, "catchUp.fetch");
         m.put("catchUpEvents", events);
         m.put("catchUpEventsPerSecond", Latencies.round(events / Math.max(catchUp, 0.001)));
         m.put("catchUpApplyEventsPerSecond", Latencies.round(events / Math.max(apply, 0.001)));
         m.put("catchUpFetchEventsPerSecond", Latencies.round(events / Math.max(fetch, 0.001)));
-        m.put("targets", "end to end <= 2.0x raw; catch-up >= 50000 events/s");
+        double floorApply = floor.seconds("tailApply");
+        m.put("floorTailApplyEventsPerSecond", Latencies.round(tail / Math.max(floorApply, 0.001)));
+
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        Map<String, Object> met = new LinkedHashMap<>();
+        double toFloor = endToEnd / Math.max(floorTotal, 0.001);
+        ratios.put("rebuildEndToEndToFloor", Latencies.round(toFloor));
+        met.put("rebuildEndToEndToFloor <= 1.3", toFloor <= 1.3);
+        if (replay != null) {
+            double replayToRebuild = (Double) replay.get("seconds") / Math.max(endToEnd, 0.001);
+            ratios.put("replayToRebuild", Latencies.round(replayToRebuild));
+            met.put("replayToRebuild >= 4", replayToRebuild >= 4);
+        }
+        // the catch-up's apply speed as a share of the floor's on the same events: floor time / rebuild time
+        double applySpeed = floorApply / Math.max(apply, 0.001);
+        ratios.put("catchUpApplySpeedToFloor", Latencies.round(applySpeed));
+        met.put("catchUpApplySpeedToFloor >= 0.7", applySpeed >= 0.7);
+        ratios.put("rebuildEndToEndToRawCopy", Latencies.round(endToEnd / rawTotal));
+        m.put("ratios", ratios);
+        m.put("targets", met);
         // a restarted rebuild (e.g. a 410) reloads an export taken after the tail: its figures are not this scenario
-        m.put("valid", r.path("attempt").asInt() == 1 && events >= tail);
-        m.put("targetsMet", endToEnd / rawTotal <= 2.0 && events / Math.max(catchUp, 0.001) >= 50_000
+        boolean valid = r.path("attempt").asInt() == 1 && events >= tail;
+        m.put("valid", valid);
+        m.put("targetsMet", valid && met.values().stream().allMatch(Boolean.TRUE::equals));
+        m.put("rawTargets", "end to end <= 2.0x raw; catch-up >= 50000 events/s");
+        m.put("rawTargetsMet", endToEnd / rawTotal <= 2.0 && events / Math.max(catchUp, 0.001) >= 50_000
                 && events >= tail);
+        return m;
+    }
+
+    /** A phase's seconds in the rebuild and in the floor; null where one does not have it on its own. */
+    private static Map<String, Object> pair(Double rebuild, Double floor) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rebuild", rebuild);
+        m.put("floor", floor);
         return m;
     }
 
@@ -205,150 +332,13 @@ final class RebuildScenario implements Scenario {
 
 
 
-    private static double ms(JsonNode n, String key) {
+    private static Double ms(JsonNode n, String key) {
         return Latencies.round(n.path(key).asLong() / 1000.0);
     }
 
     /**
-     * N items (revision 1), N/1000 PUBLIC releases of 500 items with their revisions, 1000 mappings, 10 policies,
-     * cursor at N.
-     */
-    private static void seed(TestDatabase db, int items) throws Exception {
-        try (Connection c = db.connect(); Statement st = c.createStatement()) {
-            st.execute("SET search_path = resolver");
-            st.execute("INSERT INTO stream_cursor (tenant, catalog, epoch, position, chain_digest) VALUES ('" + T
-                    + "', '" + C + "', 1, " + items + ", '" + SEED_DIGEST + "')");
-            // events 1..N are gone (pruned); the pruner keeps the digest at the last pruned position
-            st.execute("INSERT INTO stream_retention (tenant, catalog, epoch, pruned_through, pruned_at) VALUES ('"
-                    + T + "', '" + C + "', 1, " + items + ", now())");
-            st.execute("INSERT INTO outbox_pruned_digest (tenant, catalog, epoch, position, chain_digest) VALUES ('"
-                    + T + "', '" + C + "', 1, " + items + ", '" + SEED_DIGEST + "')");
-            st.execute("""
-                    INSERT INTO item (tenant, catalog, item_id, revision, attributes, deleted, epoch, position)
-                    SELECT '%s', '%s', 'sku-' || g, 1,
-                           jsonb_build_object('name', 'Trail runner ' || g, 'price', g %% 1000,
-                                              'colour', 'blue, "navy"', 'tags', jsonb_build_array('run', 'trail')),
-                           false, 1, g
-                      FROM generate_series(1, %d) g
-                    """.formatted(T, C, items));
-            st.execute("""
-                    INSERT INTO release (tenant, catalog, release_id, revision, visibility, items, epoch, position)
-                    SELECT '%s', '%s', 'rel-' || r, 1, 'PUBLIC',
-                           (SELECT jsonb_agg(jsonb_build_object('itemId', 'sku-' || (r * 1000 + i), 'revision', 1))
-                              FROM generate_series(1, 500) i),
-                           1, r
-                      FROM generate_series(0, %d) r
-                    """.formatted(T, C, items / 1000 - 1));
-            // each release's revision history, as the write path records it: the product's load takes a release's
-            // position from its revision and refuses an export whose current release has none (ReleasePositions)
-            st.execute("""
-                    INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision, content,
-                                                   deleted, epoch, position, event_id)
-                    SELECT tenant, catalog, 'release', release_id, revision,
-                           jsonb_build_object('visibility', visibility, 'items', items), false, epoch, position,
-                           gen_random_uuid()
-                      FROM release WHERE tenant = '%s' AND catalog = '%s'
-                    """.formatted(T, C));
-            st.execute("""
-                    INSERT INTO mapping (tenant, catalog, mapping_id, revision, source, target, epoch, position)
-                    SELECT '%s', '%s', 'map-' || g, 1, 'sku-' || g, 'sku-' || (g + 1), 1, g
-                      FROM generate_series(1, 1000) g
-                    """.formatted(T, C));
-            st.execute("""
-                    INSERT INTO policy (tenant, catalog, policy_id, revision, rules, epoch, position)
-                    SELECT '%s', '%s', 'pol-' || g, 1, jsonb_build_object('maxPrice', g * 100), 1, g
-                      FROM generate_series(1, 10) g
-                    """.formatted(T, C));
-            st.execute("VACUUM ANALYZE item");
-            st.execute("VACUUM ANALYZE release");
-        }
-    }
-
-    /**
-     * T item upserts after N, as the resolver's write path makes them (see {@code ChangeApplier} and
-     * {@code EventAppender}): one transaction each, revision 1 → 2 depending on revision 1, chained digests.
-     */
-    private static Tail prepareTail(int items, int tail) {
-        StringBuilder csv = new StringBuilder(tail * 600);
-        String digest = SEED_DIGEST;
-        String occurred = Instant.now().toString();
-        for (int k = 1; k <= tail; k++) {
-            long position = items + k;
-            UUID eventId = UuidV7.next();
-            UUID txId = UuidV7.next();
-            String id = "sku-" + k;
-            String attributes = "{\"name\":\"Trail runner " + k + " v2\",\"price\":" + (k % 1000 + 1)
-                    + ",\"tags\":[\"run\",\"trail\",\"tail\"]}";
-            String wire = "{\"tenant\":\"" + T + "\",\"catalog\":\"" + C + "\",\"epoch\":1,\"position\":" + position
-                    + ",\"eventId\":\"" + eventId + "\",\"transactionId\":\"" + txId
-                    + "\",\"transactionOrdinal\":0,\"transactionCount\":1,\"type\":\"ItemUpserted\""
-                    + ",\"aggregateType\":\"item\",\"aggregateId\":\"" + id + "\",\"revision\":2,\"dependsOn\":"
-                    + "[{\"aggregateType\":\"item\",\"aggregateId\":\"" + id + "\",\"revision\":1}],\"occurredAt\":\""
-                    + occurred + "\",\"payload\":{\"attributes\":" + attributes + "}}";
-            digest = ChainDigest.next(digest, wire);
-            csv.append(position).append(',').append(eventId).append(',').append(txId).append(',').append(id)
-                    .append(',').append(quote(attributes)).append(',').append(quote(wire)).append(',').append(digest)
-                    .append('\n');
-        }
-        return new Tail(csv.toString(), digest, occurred);
-    }
-
-    /** The tail's rows as CSV (built before the rebuild starts), the digest at its end and its occurredAt. */
-    private record Tail(String csv, String digest, String occurred) {
-    }
-
-    private static void writeTail(TestDatabase db, int items, int tail, Tail t) throws Exception {
-        String digest = t.digest();
-        String occurred = t.occurred();
-        try (Connection c = db.connect()) {
-            c.setAutoCommit(false);
-            try (Statement st = c.createStatement()) {
-                st.execute("SET search_path = resolver");
-                st.execute("SELECT position FROM stream_cursor WHERE tenant = '" + T + "' AND catalog = '" + C
-                        + "' FOR UPDATE");
-                st.execute("CREATE TEMP TABLE tail (position bigint, event_id uuid, transaction_id uuid, "
-                        + "item_id text, attributes jsonb, wire text, chain_digest text) ON COMMIT DROP");
-                new CopyManager(c.unwrap(org.postgresql.core.BaseConnection.class))
-                        .copyIn("COPY tail FROM STDIN WITH (FORMAT csv)", new java.io.StringReader(t.csv()));
-                st.execute("ANALYZE tail");
-                st.execute("""
-                        INSERT INTO outbox (tenant, catalog, epoch, position, event_id, transaction_id,
-                                            transaction_ordinal, transaction_count, event_type, aggregate_type,
-                                            aggregate_id, revision, wire, chain_digest, occurred_at)
-                        SELECT '%1$s', '%2$s', 1, position, event_id, transaction_id, 0, 1, 'ItemUpserted', 'item',
-                               item_id, 2, wire, chain_digest, '%3$s'::timestamptz FROM tail ORDER BY position
-                        """.formatted(T, C, occurred));
-                st.execute("""
-                        INSERT INTO accepted_revision (tenant, catalog, aggregate_type, aggregate_id, revision,
-                                                       content, deleted, epoch, position, event_id)
-                        SELECT '%1$s', '%2$s', 'item', item_id, 2, jsonb_build_object('attributes', attributes),
-                               false, 1, position, event_id FROM tail
-                        """.formatted(T, C));
-                st.execute("""
-                        UPDATE item i SET revision = 2, attributes = t.attributes, position = t.position,
-                                          updated_at = now()
-                          FROM tail t WHERE i.tenant = '%1$s' AND i.catalog = '%2$s' AND i.item_id = t.item_id
-                        """.formatted(T, C));
-                try (PreparedStatement ps = c.prepareStatement("UPDATE stream_cursor SET position = ?, "
-                        + "chain_digest = ?, updated_at = now() WHERE tenant = ? AND catalog = ?")) {
-                    ps.setLong(1, (long) items + tail);
-                    ps.setString(2, digest);
-                    ps.setString(3, T);
-                    ps.setString(4, C);
-                    ps.executeUpdate();
-                }
-            }
-            c.commit();
-        }
-    }
-
-    private static String quote(String s) {
-        return '"' + s.replace("\"", "\"\"") + '"';
-    }
-
-    /**
-     * The floor: the same current rows COPY'd out of the resolver and into plain tables of the product database
-     * (columns as the product's partitions), then the same primary keys built, with the same
+     * The raw copy baseline: the same current rows COPY'd out of the resolver and into plain tables of the product
+     * database (columns as the product's partitions), then the same primary keys built, with the same
      * {@code maintenance_work_mem}. Runs before the rebuild, on the seeded state.
      */
     private static Map<String, Object> raw(TestDatabase rdb, TestDatabase pdb, String memory) throws Exception {
@@ -397,7 +387,7 @@ final class RebuildScenario implements Scenario {
     }
 
     /** Streams a COPY TO STDOUT on one connection into a COPY FROM STDIN on another. */
-    private static void pipe(Connection from, String copyOut, Connection to, String copyIn) throws Exception {
+    static void pipe(Connection from, String copyOut, Connection to, String copyIn) throws Exception {
         PipedInputStream read = new PipedInputStream(1 << 20);
         PipedOutputStream write = new PipedOutputStream(read);
         CompletableFuture<Long> producer = CompletableFuture.supplyAsync(() -> {
@@ -415,7 +405,7 @@ final class RebuildScenario implements Scenario {
      * The resolver alone: the tail's catch-up pages (after N, {@code pageLimit} each) fetched by this process under a
      * fresh lease, so the catch-up's fetch time can be split into resolver serving and product parsing/applying.
      */
-    private static Map<String, Object> resolverPages(HttpClient http, ServiceProcess resolver, int items, int tail,
+    private static Map<String, Object> resolverPages(HttpClient http, ServiceProcess resolver, long items, int tail,
             int pageLimit) throws Exception {
         JsonNode lease = JSON.readTree(call(http, "POST", resolver.baseUrl() + "/v1/retention/leases", "op",
                 "{\"tenant\":\"" + T + "\",\"catalog\":\"" + C + "\",\"epoch\":1,\"ttlSeconds\":600,"
@@ -443,7 +433,7 @@ final class RebuildScenario implements Scenario {
         return m;
     }
 
-    private static boolean checksumsEqual(HttpClient http, ServiceProcess resolver, ServiceProcess product,
+    static boolean checksumsEqual(HttpClient http, ServiceProcess resolver, ServiceProcess product,
             long head) throws Exception {
         String path = "/v1/streams/" + T + "/" + C;
         JsonNode p = JSON.readTree(call(http, "GET", product.baseUrl() + path + "/projection-checksum", "op", null));
