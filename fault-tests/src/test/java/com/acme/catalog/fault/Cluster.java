@@ -40,7 +40,7 @@ final class Cluster implements AutoCloseable {
     static final String RESOLVER_JSON = "{\"retention\":{\"min-age\":\"PT" + MIN_AGE_SECONDS + "S\","
             + "\"prune\":{\"interval\":\"PT1S\",\"batch-size\":200},\"status\":{\"refresh-interval\":\"PT2S\"}}}";
     static final String PRODUCT_JSON = "{\"product\":{\"progress\":{\"resync-interval\":\"PT2S\"},"
-            + "\"rebuild\":{\"lease-ttl\":\"PT" + REBUILD_LEASE_TTL_SECONDS + "S\",\"max-attempts\":10,"
+            + "\"rebuild\":{\"lease-ttl\":\"PT" + REBUILD_LEASE_TTL_SECONDS + "S\",\"retry-max-delay\":\"PT4S\","
             + "\"test-pause\":{\"LOADING\":\"" + LOADING_PAUSE_MS + "ms\",\"CUTTING_OVER\":\"" + CUTOVER_PAUSE_MS
             + "ms\"}}}}";
 

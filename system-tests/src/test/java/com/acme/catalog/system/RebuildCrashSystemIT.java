@@ -114,7 +114,7 @@ class RebuildCrashSystemIT {
                 // four product starts: the client compiler alone starts the jar about twice as fast
                 "JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1",
                 "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval\":\"PT1S\"},"
-                        + "\"recovery\":{\"interval\":\"PT5S\"},\"rebuild\":{\"max-attempts\":4,\"page-limit\":200"
+                        + "\"recovery\":{\"interval\":\"PT5S\"},\"rebuild\":{\"retry-max-delay\":\"PT2S\",\"page-limit\":200"
                         + pause + "}}}"));
     }
 
