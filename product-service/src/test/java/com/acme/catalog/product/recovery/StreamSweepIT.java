@@ -8,12 +8,10 @@ import java.util.List;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.support.ChainWriter;
-import com.acme.catalog.testsupport.FreshDatabase;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -24,13 +22,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * epoch changed, get exactly their own cycle; no per-stream epoch read is made.
  */
 @org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
-@FreshDatabase
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
-        "product.consumer-id=product-sweep", "product.recovery.enabled=true", "product.recovery.instance-id=sweep",
+@ProductWithRecovery(properties = {
+        "product.consumer-id=product-sweep", "product.recovery.instance-id=sweep",
         // every sweep checks positions; the scheduled ones are out of the way
-        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H",
-        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
+        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H"})
 class StreamSweepIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();
