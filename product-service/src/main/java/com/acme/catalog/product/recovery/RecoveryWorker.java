@@ -76,6 +76,31 @@ public class RecoveryWorker implements SmartLifecycle {
         }
     }
 
+    /** One step of a cycle: decides its outcome, or lets the next guard run ({@link #NEXT}). */
+    @FunctionalInterface
+    private interface Guard {
+        Optional<Outcome> decide(Cycle c);
+    }
+
+    private static final Optional<Outcome> NEXT = Optional.empty();
+
+    /**
+     * What one cycle learnt, as its guards fill it in: the fence once the lease is held, the serving generation
+     * once there is one, the resolver's view once the epochs were compared. Confined to the worker's thread.
+     */
+    private static final class Cycle {
+        final StreamId stream;
+        final Trigger why;
+        WorkerFence fence;
+        GenerationCursor serving;
+        RetentionView source;
+
+        Cycle(StreamId stream, Trigger why) {
+            this.stream = stream;
+            this.why = why;
+        }
+    }
+
     private final WorkerLeases leases;
     private final RebuildService rebuilds;
     private final ResolverClient resolver;
@@ -96,9 +121,8 @@ public class RecoveryWorker implements SmartLifecycle {
     private final List<StreamId> configured;
     private final ProductStreamsProperties subscriptions;
     private final TransactionTemplate tx;
-    private final Map<StreamId, ScheduledFuture<?>> pending = new ConcurrentHashMap<>();
-    /** Why each pending cycle was asked for (a stronger reason replaces a pending periodic one). */
-    private final Map<StreamId, Trigger> pendingWhy = new ConcurrentHashMap<>();
+    /** The cycle asked for and not run yet, per stream, with why (a stronger reason replaces a periodic one). */
+    private final Map<StreamId, Pending> pending = new ConcurrentHashMap<>();
     private final Map<StreamId, Backoff> backoffs = new ConcurrentHashMap<>();
     /** The rebuild the worker started last per stream: a FAILED one counts as a failed cycle. */
     private final Map<StreamId, UUID> started = new ConcurrentHashMap<>();
@@ -152,30 +176,48 @@ public class RecoveryWorker implements SmartLifecycle {
         if (!running) {
             return;
         }
-        long wait = Math.max(delayMs, backoff(stream).remaining().toMillis());
-        ScheduledFuture<?> existing = pending.get(stream);
-        Trigger reason = why;
-        // a retry after a failure replaces a sooner trigger that came in meanwhile: the backoff holds
-        if (existing != null && why != Trigger.RETRY) {
-            long existingWait = Math.max(0, existing.getDelay(TimeUnit.MILLISECONDS));
-            Trigger existingWhy = pendingWhy.getOrDefault(stream, Trigger.PERIODIC);
-            // a periodic cycle leaves a behind stream to the relay, so two coalesced triggers run once, as soon as
-            // either asked, for the stronger reason (a live gap signalled beside a sweep's trigger is caught up)
-            if (existingWait <= wait) {
-                if (existingWhy != Trigger.PERIODIC || why == Trigger.PERIODIC) {
-                    return;
-                }
-                wait = existingWait;
-            } else if (why == Trigger.PERIODIC && existingWhy != Trigger.PERIODIC) {
-                reason = existingWhy;
+        Due asked = new Due(Math.max(delayMs, backoff(stream).remaining().toMillis()), why);
+        pending.compute(stream, (s, existing) -> {
+            Optional<Due> run = existing == null ? Optional.of(asked) : Due.coalesce(existing.due(), asked);
+            if (run.isEmpty()) {
+                return existing;
             }
+            if (existing != null) {
+                existing.future().cancel(false);
+            }
+            Trigger reason = run.get().why();
+            return new Pending(thread.schedule(() -> runCycle(s, reason), run.get().waitMs(), TimeUnit.MILLISECONDS),
+                    reason);
+        });
+    }
+
+    /** A scheduled cycle and the reason it runs for: one entry, so the two are replaced together. */
+    private record Pending(ScheduledFuture<?> future, Trigger why) {
+        Due due() {
+            return new Due(Math.max(0, future.getDelay(TimeUnit.MILLISECONDS)), why);
         }
-        if (existing != null) {
-            existing.cancel(false);
+    }
+
+    /** A cycle asked for: due in {@code waitMs}, for {@code why}. */
+    record Due(long waitMs, Trigger why) {
+
+        /**
+         * What runs when {@code asked} comes while {@code pending} waits; empty: the pending one stands. A retry after
+         * a failure replaces it (the backoff holds). Otherwise the two run once, as soon as either asked, for the
+         * stronger reason: a periodic cycle leaves a behind stream to the relay, so a live gap signalled beside a
+         * sweep's trigger must keep its reason and be caught up.
+         */
+        static Optional<Due> coalesce(Due pending, Due asked) {
+            if (asked.why == Trigger.RETRY) {
+                return Optional.of(asked);
+            }
+            boolean pendingIsWeaker = pending.why == Trigger.PERIODIC && asked.why != Trigger.PERIODIC;
+            if (pending.waitMs <= asked.waitMs) {
+                return pendingIsWeaker ? Optional.of(new Due(pending.waitMs, asked.why)) : Optional.empty();
+            }
+            boolean askedIsWeaker = asked.why == Trigger.PERIODIC && pending.why != Trigger.PERIODIC;
+            return Optional.of(askedIsWeaker ? new Due(asked.waitMs, pending.why) : asked);
         }
-        Trigger run = reason;
-        pendingWhy.put(stream, run);
-        pending.put(stream, thread.schedule(() -> runCycle(stream, run), wait, TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -209,7 +251,6 @@ public class RecoveryWorker implements SmartLifecycle {
         synchronized (this) {
             // under the lock: the trigger that scheduled this run has put it into pending by now
             pending.remove(s);
-            pendingWhy.remove(s);
         }
         counter("product.recovery.cycles", s).increment();
         Backoff backoff = backoff(s);
@@ -243,26 +284,77 @@ public class RecoveryWorker implements SmartLifecycle {
         }
     }
 
-    /** One cycle; package-visible so tests can run it on their thread. */
+    /**
+     * One cycle: its guards in order, each deciding the cycle's outcome (or failing it) or leaving it to the next;
+     * what none of them decides is caught up. Package-visible so tests can run it on their thread.
+     */
     Outcome cycle(StreamId s, Trigger why) {
-        Optional<WorkerFence> fence = leases.hold(s);
-        if (fence.isEmpty()) {
-            return Outcome.NOT_OWNER;
-        }
-        checkStartedRebuild(s);
-        if (rebuilds.runsHere(s)) {
-            return Outcome.REBUILDING;
-        }
-        Optional<GenerationCursor> serving = generations.serving(s);
-        if (serving.isEmpty()) {
-            if (!subscriptions.matches(s)) {
-                return Outcome.IDLE;
+        Cycle c = new Cycle(s, why);
+        return firstDecision(c,
+                this::notTheLeaseHolder,
+                this::rebuildUnderWay,
+                this::notServing,
+                this::epochMoved,
+                this::epochBehind,
+                this::rolledBackBeneath,
+                this::chainDiverged,
+                this::alreadyCurrent,
+                this::leftToTheRelay)
+                .orElseGet(() -> catchUpPages(c));
+    }
+
+    private static Optional<Outcome> firstDecision(Cycle c, Guard... guards) {
+        for (Guard g : guards) {
+            Optional<Outcome> decided = g.decide(c);
+            if (decided.isPresent()) {
+                return decided;
             }
-            return open(s);
         }
-        GenerationCursor c = serving.get();
-        // the control store's current epoch (through the resolver's epoch API), then the resolver's cursor; while
-        // the control store is out of reach (503) the epoch known and the resolver's open cursor's epoch decide
+        return NEXT;
+    }
+
+    /** Only the holder of the stream's worker lease recovers it; the fence guards what the cycle writes. */
+    private Optional<Outcome> notTheLeaseHolder(Cycle c) {
+        c.fence = leases.hold(c.stream).orElse(null);
+        return c.fence == null ? Optional.of(Outcome.NOT_OWNER) : NEXT;
+    }
+
+    /** A rebuild the worker started that FAILED fails the cycle (restarts back off too); one running here goes on. */
+    private Optional<Outcome> rebuildUnderWay(Cycle c) {
+        checkStartedRebuild(c.stream);
+        return rebuilds.runsHere(c.stream) ? Optional.of(Outcome.REBUILDING) : NEXT;
+    }
+
+    /** Without a serving generation there is nothing to verify: a stream the product should serve is opened. */
+    private Optional<Outcome> notServing(Cycle c) {
+        c.serving = generations.serving(c.stream).orElse(null);
+        if (c.serving != null) {
+            return NEXT;
+        }
+        return Optional.of(subscriptions.matches(c.stream) ? open(c.stream) : Outcome.IDLE);
+    }
+
+    /**
+     * The control store's current epoch, then the resolver's cursor (which the guards after this one compare with);
+     * an epoch newer than the one served discards the generation's held events and rebuilds.
+     */
+    private Optional<Outcome> epochMoved(Cycle c) {
+        long current = currentEpoch(c.stream);
+        c.source = resolver.status(c.stream);
+        long newest = Math.max(Math.max(current, c.source.epoch()), epochs.current(c.stream));
+        if (newest <= c.serving.epoch()) {
+            return NEXT;
+        }
+        discardHeld(c.serving, newest);
+        return Optional.of(rebuild(c.stream,
+                "the current epoch is " + newest + ", the product serves " + c.serving.epoch()));
+    }
+
+    /**
+     * The control store's current epoch (through the resolver's epoch API), learnt; 0 while it cannot be read (a 503:
+     * the epoch known and the resolver's open cursor's epoch then decide). A 410 fails the cycle.
+     */
+    private long currentEpoch(StreamId s) {
         long current = 0;
         try {
             current = resolver.currentEpoch(s);
@@ -272,53 +364,78 @@ public class RecoveryWorker implements SmartLifecycle {
         } catch (RuntimeException e) {
             log.debug("{}: the current epoch could not be read: {}", s, e.toString());
         }
-        RetentionView source = resolver.status(s);
-        long newest = Math.max(Math.max(current, source.epoch()), epochs.current(s));
-        if (newest > c.epoch()) {
-            discardHeld(c, newest);
-            return rebuild(s, "the current epoch is " + newest + ", the product serves " + c.epoch());
+        return current;
+    }
+
+    /** A resolver behind the epoch served is not fixed by retrying blindly: BLOCKED. */
+    private Optional<Outcome> epochBehind(Cycle c) {
+        if (c.source.epoch() < c.serving.epoch()) {
+            throw new BlockedException("EPOCH_BEHIND: the resolver is at epoch " + c.source.epoch()
+                    + " but the product serves epoch " + c.serving.epoch());
         }
-        if (source.epoch() < c.epoch()) {
-            throw new BlockedException("EPOCH_BEHIND: the resolver is at epoch " + source.epoch()
-                    + " but the product serves epoch " + c.epoch());
+        return NEXT;
+    }
+
+    /** Applied beyond the resolver's cursor and not marked yet: reported, and a confirmed rollback diverged. */
+    private Optional<Outcome> rolledBackBeneath(Cycle c) {
+        if (c.serving.appliedPosition() <= c.source.cursor()
+                || divergence.recorded(c.serving.generationId()).isPresent()) {
+            return NEXT;
         }
-        if (c.appliedPosition() > source.cursor() && divergence.recorded(c.generationId()).isEmpty()) {
-            Optional<String> rolledBack = aheadOfResolver(c, source);
-            if (rolledBack.isPresent()) {
-                return diverged(c, rolledBack.get());
-            }
+        return aheadOfResolver(c.serving, c.source).map(why -> diverged(c.serving, why));
+    }
+
+    /** The serving generation's chain is not the resolver's (marked before, or found now): diverged. */
+    private Optional<Outcome> chainDiverged(Cycle c) {
+        return divergence.recorded(c.serving.generationId())
+                .or(() -> divergence.check(c.serving))
+                .map(why -> diverged(c.serving, why));
+    }
+
+    /** Verified through the resolver's cursor: CURRENT, and the boundary the next periodic cycle compares with. */
+    private Optional<Outcome> alreadyCurrent(Cycle c) {
+        if (c.serving.appliedPosition() < c.source.cursor()) {
+            return NEXT;
         }
-        Optional<String> diverged = divergence.recorded(c.generationId()).or(() -> divergence.check(c));
-        if (diverged.isPresent()) {
-            return diverged(c, diverged.get());
+        status.ok(c.stream, c.source.epoch(), c.source.cursor(), true);
+        periodicBoundary.put(c.stream, c.source.cursor());
+        return Optional.of(Outcome.CURRENT);
+    }
+
+    /**
+     * The relay is delivering: a periodic cycle catches up only what it has not delivered for a whole interval (the
+     * boundary of the previous periodic cycle still not applied), and leaves the rest to it.
+     */
+    private Optional<Outcome> leftToTheRelay(Cycle c) {
+        if (c.why != Trigger.PERIODIC) {
+            return NEXT;
         }
-        if (c.appliedPosition() >= source.cursor()) {
-            status.ok(s, source.epoch(), source.cursor(), true);
-            periodicBoundary.put(s, source.cursor());
-            return Outcome.CURRENT;
+        Long previous = periodicBoundary.put(c.stream, c.source.cursor());
+        if (previous != null && c.serving.appliedPosition() < previous) {
+            return NEXT;
         }
-        if (why == Trigger.PERIODIC) {
-            // the relay is delivering: catch up only what it has not delivered for a whole interval
-            Long previous = periodicBoundary.put(s, source.cursor());
-            if (previous == null || c.appliedPosition() >= previous) {
-                status.ok(s, source.epoch(), source.cursor(), false);
-                return Outcome.IDLE;
-            }
-        }
+        status.ok(c.stream, c.source.epoch(), c.source.cursor(), false);
+        return Optional.of(Outcome.IDLE);
+    }
+
+    /** Bounded catch-up pages to the resolver's cursor: CAUGHT_UP, or MORE for the next cycle. */
+    private Outcome catchUpPages(Cycle c) {
+        StreamId s = c.stream;
+        RetentionView source = c.source;
         ServingCatchUp.Result r;
         try {
-            r = catchUp.run(fence.get(), source.epoch(), maxPagesPerCycle);
+            r = catchUp.run(c.fence, source.epoch(), maxPagesPerCycle);
         } catch (ResolverClient.GoneException e) {
             return rebuild(s, "catch-up answered 410: " + e.getMessage());
         } catch (RestartRequired e) {
             return rebuild(s, "catch-up must start over: " + e.getMessage());
         } catch (ServingCatchUp.DivergedException e) {
-            return diverged(c, e.getMessage());
+            return diverged(c.serving, e.getMessage());
         }
         boolean verified = r.cursor() != null && r.cursor().appliedPosition() >= source.cursor();
         status.ok(s, source.epoch(), Math.max(source.cursor(), r.cursor() == null ? 0 : r.cursor().chainPosition()),
                 verified);
-        log.info("{}: recovery ({}) caught up {} event(s) in {} page(s) to {}", s, why, r.events(), r.pages(),
+        log.info("{}: recovery ({}) caught up {} event(s) in {} page(s) to {}", s, c.why, r.events(), r.pages(),
                 r.cursor() == null ? "?" : r.cursor().appliedPosition());
         return r.reachedHead() ? Outcome.CAUGHT_UP : Outcome.MORE;
     }

@@ -16,12 +16,10 @@ import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.rebuild.RestartRequired;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
-import com.acme.catalog.testsupport.FreshDatabase;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -41,12 +39,9 @@ import tools.jackson.databind.JsonNode;
  */
 // its deliveries start the stream, as before deliveries needed PRODUCT_STREAMS (StreamAdmissionIT tests that rule)
 @org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
-@FreshDatabase
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
-        "product.consumer-id=product-it", "product.recovery.enabled=true", "product.recovery.instance-id=it-node",
-        "product.recovery.interval=PT10M", "product.epochs.poll-interval=PT10M",
-        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
+@ProductWithRecovery(properties = {
+        "product.consumer-id=product-it", "product.recovery.instance-id=it-node",
+        "product.recovery.interval=PT10M", "product.epochs.poll-interval=PT10M"})
 class EpochChangeIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();

@@ -17,13 +17,11 @@ import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
-import com.acme.catalog.testsupport.FreshDatabase;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -39,16 +37,13 @@ import tools.jackson.databind.JsonNode;
  * while readiness stays UP, a page that does not chain is BLOCKED, a 410 or a new epoch starts a rebuild, and a
  * catch-up page written under a fence another instance replaced is refused and leaves nothing behind.
  */
-@FreshDatabase
 @org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
-        "product.consumer-id=product-it", "product.recovery.enabled=true", "product.recovery.instance-id=it-node",
+@ProductWithRecovery(properties = {
+        "product.consumer-id=product-it", "product.recovery.instance-id=it-node",
         // the stream sweep's scheduled runs are out of the way: the tests drive cycles, and a sweep's periodic trigger
         // racing a test's own cycle calls made them flaky
         "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H",
         "product.recovery.interval=PT10M", "product.recovery.gap-grace=PT0.1S",
-        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S",
         "product.recovery.page-limit=7", "product.recovery.max-pages-per-cycle=2",
         "product.progress.initial-backoff=PT0.02S", "product.progress.max-backoff=PT0.2S"})
 class RecoveryWorkerIT {

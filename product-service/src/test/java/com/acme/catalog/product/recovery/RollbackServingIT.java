@@ -9,13 +9,11 @@ import java.util.Random;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
-import com.acme.catalog.testsupport.FreshDatabase;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -40,12 +38,9 @@ import tools.jackson.databind.JsonNode;
  * </ul>
  */
 @org.springframework.context.annotation.Import(com.acme.catalog.product.support.ProductIT.AnyStreamOnDelivery.class)
-@FreshDatabase
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
-        "product.consumer-id=product-rb", "product.recovery.enabled=true", "product.recovery.instance-id=rb",
-        "product.recovery.interval=PT1H", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H",
-        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
+@ProductWithRecovery(properties = {
+        "product.consumer-id=product-rb", "product.recovery.instance-id=rb",
+        "product.recovery.interval=PT1H", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H"})
 class RollbackServingIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();

@@ -10,12 +10,10 @@ import java.util.Random;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
-import com.acme.catalog.testsupport.FreshDatabase;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -29,12 +27,9 @@ import tools.jackson.databind.JsonNode;
  * position 1 starts from an empty generation and catches up from the retained events, with no lease and no export;
  * a pruned one is rebuilt; one without any write yet waits for its first write instead of failing a rebuild.
  */
-@FreshDatabase
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
-        "product.consumer-id=product-open", "product.recovery.enabled=true", "product.recovery.instance-id=open-node",
-        "product.recovery.interval=PT10M", "product.recovery.initial-backoff=PT0.1S",
-        "product.recovery.max-backoff=PT0.4S", "product.recovery.page-limit=7",
+@ProductWithRecovery(properties = {
+        "product.consumer-id=product-open", "product.recovery.instance-id=open-node",
+        "product.recovery.interval=PT10M", "product.recovery.page-limit=7",
         "product.streams=acme/small,acme/pruned,acme/unwritten"})
 class StreamOpeningIT {
 

@@ -9,12 +9,10 @@ import java.util.List;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.support.ChainWriter;
-import com.acme.catalog.testsupport.FreshDatabase;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -25,14 +23,11 @@ import org.springframework.test.context.DynamicPropertySource;
  * stream beside the deliveries that open them. One still unopened at a pass after which no delivery opened a stream
  * gets its cycle then; one whose outbox is pruned gets it at once (no delivery can start it from position 1).
  */
-@FreshDatabase
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "security.tokens=op=operator;r=relay;c=consumer", "product.resolver-token=c",
-        "product.consumer-id=product-open", "product.recovery.enabled=true", "product.recovery.instance-id=open",
+@ProductWithRecovery(properties = {
+        "product.consumer-id=product-open", "product.recovery.instance-id=open",
         "product.streams=acme/*",
         // every sweep checks positions; the scheduled ones are out of the way
-        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H",
-        "product.recovery.initial-backoff=PT0.1S", "product.recovery.max-backoff=PT0.4S"})
+        "product.recovery.interval=PT0.001S", "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H"})
 class StreamSweepOpeningIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();
