@@ -571,6 +571,8 @@ public class RecoveryWorker implements SmartLifecycle {
     @Override
     public synchronized void stop() {
         running = false;
+        // what was scheduled dies with the executor: a stale entry would swallow the stream's triggers after a start
+        pending.clear();
         if (thread != null) {
             thread.shutdownNow();
             try {

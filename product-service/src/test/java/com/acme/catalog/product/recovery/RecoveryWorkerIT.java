@@ -45,7 +45,9 @@ import tools.jackson.databind.JsonNode;
         "product.epochs.poll-interval=PT1H", "product.rollbacks.poll=PT1H",
         "product.recovery.interval=PT10M", "product.recovery.gap-grace=PT0.1S",
         "product.recovery.page-limit=7", "product.recovery.max-pages-per-cycle=2",
-        "product.progress.initial-backoff=PT0.02S", "product.progress.max-backoff=PT0.2S"})
+        "product.progress.initial-backoff=PT0.02S", "product.progress.max-backoff=PT0.2S",
+        // the fake serves no export: a rebuild the worker starts fails at once instead of retrying for 30 minutes
+        "product.rebuild.retry-budget=PT0S"})
 class RecoveryWorkerIT {
 
     private static final FakeCatchUpResolver RESOLVER = new FakeCatchUpResolver();
@@ -116,6 +118,24 @@ class RecoveryWorkerIT {
         worker.trigger(s, RecoveryWorker.Trigger.PERIODIC); // due now: it runs, for the gap's reason
         await().atMost(Duration.ofSeconds(3)).untilAsserted(() ->
                 assertThat(completeness("coalesced").get("verifiedThrough").longValue()).isEqualTo(12));
+    }
+
+    /**
+     * A trigger pending when the worker stops dies with its executor; after a restart it must not stand for the
+     * stream and swallow the next trigger (the stale entry's delay is never shorter than a real one's).
+     */
+    @Test
+    void aTriggerPendingAtStopDoesNotSwallowTheNextOneAfterARestart() {
+        List<ChainWriter.Event> all = history("restarted", 12, 27);
+        RESOLVER.stream("restarted").events = all;
+        assertThat(deliver(all.subList(0, 4))).isEqualTo(200);
+        StreamId s = new StreamId("acme", "restarted");
+        worker.trigger(s, RecoveryWorker.Trigger.GAP); // due after the gap grace: it never runs
+        worker.stop();
+        worker.start();
+        worker.trigger(s, RecoveryWorker.Trigger.GAP);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(completeness("restarted").get("verifiedThrough").longValue()).isEqualTo(12));
     }
 
     @Test
