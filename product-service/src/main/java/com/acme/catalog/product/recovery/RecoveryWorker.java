@@ -28,6 +28,7 @@ import com.acme.catalog.product.lease.WorkerFence;
 import com.acme.catalog.product.lease.WorkerLeases;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
+import com.acme.catalog.product.rebuild.FailureReasons;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
@@ -553,7 +554,8 @@ public class RecoveryWorker implements SmartLifecycle {
         if (e instanceof ApiException a) {
             return a.code() + ": " + m;
         }
-        return e instanceof BlockedException ? m : e.getClass().getSimpleName() + ": " + m;
+        // a code and a sentence, never an exception's class name (the rebuild's rule: FailureReasons)
+        return e instanceof BlockedException ? m : FailureReasons.describe(e);
     }
 
     @Override

@@ -206,7 +206,8 @@ class RecoveryWorkerIT {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             JsonNode c = completeness("down");
             assertThat(c.get("state").stringValue()).as("%s", c).isEqualTo("RETRYING");
-            assertThat(c.get("reason").stringValue()).contains("RECOVERY_FAILED").contains("503")
+            assertThat(c.get("reason").stringValue()).contains("RECOVERY_FAILED: RESOLVER_UNAVAILABLE: ").contains("503")
+                    .as("a code and a sentence, no Java class name").doesNotContain("Exception")
                     .containsPattern("\\(([3-9]|\\d\\d+) failure\\(s\\) in a row, next attempt at ");
         });
         assertThat(client(null).get().uri("/actuator/health/readiness").retrieve().toEntity(JsonNode.class)
