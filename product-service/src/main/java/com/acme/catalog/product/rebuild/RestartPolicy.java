@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.export.CorruptExportException;
+import com.acme.catalog.contracts.FailureText;
 import com.acme.catalog.contracts.web.TransientDatabaseFailure;
 import com.acme.catalog.product.resolver.ResolverClient;
 
@@ -73,11 +74,6 @@ final class RestartPolicy {
     /** The product's own answers that mean "not now" rather than "no". */
     private static final Set<ProblemCode> TRANSIENT_CODES = Set.of(ProblemCode.DATABASE_UNAVAILABLE,
             ProblemCode.MAINTENANCE, ProblemCode.OUTCOME_UNKNOWN);
-    /** A fully qualified Java name ({@code java.net.ConnectException}, {@code org.postgresql.util.PSQLException}). */
-    private static final Pattern QUALIFIED = Pattern.compile(
-            "\\b(?:java|javax|jakarta|sun|jdk|org|com|tools|io|reactor)(?:\\.[A-Za-z_$][\\w$]*)+:?\\s*");
-    /** A simple exception or error class name ({@code SocketTimeoutException:}). */
-    private static final Pattern SIMPLE = Pattern.compile("\\b[A-Z][\\w$]*(?:Exception|Error)\\b:?\\s*");
     private static final Pattern PROBLEM_CODE = Pattern.compile("\"code\"\\s*:\\s*\"([A-Z][A-Z0-9_]*)\"");
 
     private RestartPolicy() {
@@ -178,13 +174,8 @@ final class RestartPolicy {
         return out.length() > MAX_DETAIL ? out.substring(0, MAX_DETAIL) + "…" : out;
     }
 
-    /** @return {@code message} without Java class names (qualified or simple exception names), trimmed; never null */
+    /** @return {@code message} without Java class names ({@link FailureText#clean}); never null */
     static String clean(String message) {
-        if (message == null) {
-            return "";
-        }
-        String out = QUALIFIED.matcher(message).replaceAll("");
-        out = SIMPLE.matcher(out).replaceAll("");
-        return out.strip();
+        return FailureText.clean(message);
     }
 }

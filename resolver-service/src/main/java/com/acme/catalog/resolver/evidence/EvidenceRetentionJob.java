@@ -1,6 +1,7 @@
 package com.acme.catalog.resolver.evidence;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,9 +9,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
+import com.acme.catalog.contracts.FailureText;
 import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.contracts.evidence.RetentionRunSummary;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
+import com.acme.catalog.contracts.web.TransientDatabaseFailure;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +73,7 @@ class EvidenceRetentionJob {
             }
             expireCandidates(tenant, n);
         } catch (IOException | RuntimeException e) {
-            error = e.getClass().getSimpleName() + ": " + e.getMessage();
+            error = describe(e);
             if (Thread.currentThread().isInterrupted()) {
                 log.info("evidence retention run {} interrupted (shutdown); the next run continues", runId);
             } else {
@@ -89,6 +92,31 @@ class EvidenceRetentionJob {
                 n.checked, n.newlyMissing, n.reappeared, n.missing, n.candidates, n.kept, n.expired, n.expiredBytes,
                 n.objectsDeleted);
         return summary;
+    }
+
+    /**
+     * @return the run summary's {@code error}: a stable code and a sentence, never an exception's class name
+     *         ({@code OBJECT_STORE_FAILED}, {@code DATABASE_UNAVAILABLE}, else {@code EVIDENCE_RETENTION_FAILED})
+     */
+    static String describe(Exception failure) {
+        String message = FailureText.clean(failure.getMessage());
+        Throwable root = failure;
+        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 32; depth++) {
+            root = root.getCause();
+        }
+        String inner = root == failure ? "" : FailureText.clean(root.getMessage());
+        String detail = inner.isEmpty() || message.contains(inner) ? message
+                : message.isEmpty() ? inner : message + ": " + inner;
+        if (detail.isEmpty()) {
+            detail = "no message; the resolver's log has the details";
+        }
+        if (failure instanceof IOException || failure instanceof UncheckedIOException) {
+            return "OBJECT_STORE_FAILED: reading or deleting an evidence object failed (" + detail + ")";
+        }
+        if (TransientDatabaseFailure.isTransient(failure)) {
+            return "DATABASE_UNAVAILABLE: the resolver's database connection failed (" + detail + ")";
+        }
+        return "EVIDENCE_RETENTION_FAILED: " + detail;
     }
 
     private void finishObjectDeletes(String tenant, Counts n) throws IOException {
