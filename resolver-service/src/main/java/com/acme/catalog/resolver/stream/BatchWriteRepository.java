@@ -14,6 +14,7 @@ import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.sql.BoundSql;
 import com.acme.catalog.contracts.sql.JsonTexts;
+import com.acme.catalog.contracts.sql.ResultColumns;
 import com.acme.catalog.contracts.sql.UnnestColumns;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
@@ -343,9 +344,7 @@ class BatchWriteRepository {
             }
             Prefetched found = new Prefetched(new HashMap<>(), new HashSet<>());
             try (ResultSet rs = ps.getResultSet()) {
-                while (rs.next()) {
-                    found.add(rs);
-                }
+                found.addAll(rs);
             }
             Map<WriteKeys.Scoped, WriteKeys.Stored> stored = new HashMap<>();
             if (!keys.isEmpty()) {
@@ -353,9 +352,7 @@ class BatchWriteRepository {
                     throw new IllegalStateException("the key lookup after the prefetch returned no rows");
                 }
                 try (ResultSet rs = ps.getResultSet()) {
-                    while (rs.next()) {
-                        WriteKeys.readFound(rs, stored);
-                    }
+                    WriteKeys.readFound(rs, stored);
                 }
             }
             return new LockedPrefetch(cursor, found, stored);
@@ -368,7 +365,10 @@ class BatchWriteRepository {
      */
     Prefetched prefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType, List<Change.ItemRef> refs) {
         Prefetched found = new Prefetched(new HashMap<>(), new HashSet<>());
-        jdbc.sql(PREFETCH.sql()).params(PREFETCH.params(new Lookup(s, idsByType, refs))).query(found::add);
+        jdbc.sql(PREFETCH.sql()).params(PREFETCH.params(new Lookup(s, idsByType, refs))).query(rs -> {
+            found.addAll(rs);
+            return found;
+        });
         return found;
     }
 
@@ -452,13 +452,20 @@ class BatchWriteRepository {
     /** What a prefetch found: type -> id -> current revision, and live item revisions as {@link #key}s. */
     record Prefetched(Map<String, Map<String, CurrentRevision>> current, Set<String> liveItemRevisions) {
 
-        private void add(ResultSet rs) throws SQLException {
-            String kind = rs.getString(1);
-            if (kind.equals("live-item-revision")) {
-                liveItemRevisions.add(key(rs.getString(2), rs.getInt(3)));
-            } else {
-                current.computeIfAbsent(kind, k -> new HashMap<>())
-                        .put(rs.getString(2), new CurrentRevision(rs.getInt(3), rs.getBoolean(4)));
+        /** The prefetch's columns, named by its first branch (the item table's). */
+        private static final ResultColumns COLUMNS = ResultColumns.of("kind", "id", "revision", "deleted");
+
+        private void addAll(ResultSet rs) throws SQLException {
+            ResultColumns.Rows row = COLUMNS.in(rs);
+            while (row.next()) {
+                String kind = row.getString("kind");
+                if (kind.equals("live-item-revision")) {
+                    liveItemRevisions.add(key(row.getString("id"), row.getInt("revision")));
+                } else {
+                    current.computeIfAbsent(kind, k -> new HashMap<>())
+                            .put(row.getString("id"), new CurrentRevision(row.getInt("revision"),
+                                    row.getBoolean("deleted")));
+                }
             }
         }
     }
