@@ -1,33 +1,42 @@
 package com.acme.catalog.product.projection;
 
-import java.util.Arrays;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.AggregateType;
+import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.contracts.sql.ResultColumns;
+import com.acme.catalog.contracts.sql.UnnestColumns;
 import com.acme.catalog.product.projection.ProjectionBatch.Current;
 import com.acme.catalog.product.projection.ProjectionBatch.Revision;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
-/** Rows of one generation's copy of accepted state and of its public view. Callers hold the generation's lock. */
+/**
+ * Rows of one generation's copy of accepted state and of its public view. Callers hold the generation's lock.
+ *
+ * <p>Each statement is assembled once by {@link BoundSql}, its parameters named ({@code :generation}, bound once
+ * however often the text uses it) and its rows of many values sent as {@link UnnestColumns} (one array per column,
+ * JSON payloads as one separated text); the combined revision-and-item write is built from the same parts as the
+ * two statements it combines. Rows are read by column name ({@link ResultColumns}).
+ */
 @Repository
 class ProjectionRepository {
 
-    private static final Map<String, String> SQL_REVISIONS = Map.of(
-            AggregateType.ITEM.wire(),
-            "SELECT item_id, revision FROM item WHERE generation_id = ? AND item_id = ANY(?)",
-            AggregateType.MAPPING.wire(),
-            "SELECT mapping_id, revision FROM mapping WHERE generation_id = ? AND mapping_id = ANY(?)",
-            AggregateType.POLICY.wire(),
-            "SELECT policy_id, revision FROM policy WHERE generation_id = ? AND policy_id = ANY(?)",
-            AggregateType.RELEASE.wire(),
-            "SELECT release_id, revision FROM release WHERE generation_id = ? AND release_id = ANY(?)");
-    /** The tracked types in the order of the branches of {@link #SQL_ALL_REVISIONS}. */
+    /** The tracked types; the branches of {@link #ALL_REVISIONS} answer each one's index here as {@code kind}. */
     private static final List<String> TRACKED = AggregateType.acceptedStateNames();
+    private static final ResultColumns REVISION_ROWS = ResultColumns.of("id", "revision");
+    private static final ResultColumns KIND_REVISION_ROWS = ResultColumns.of("kind", "id", "revision");
+    private static final ResultColumns ITEM_ID_ROWS = ResultColumns.of("item_id");
+
+    /** Per tracked type (each named as its table, its id column {@code <type>_id}): current revisions of ids. */
+    private static final Map<String, BoundSql<Ids>> REVISIONS = revisionsByType();
     /*
      * The statements every delivery runs (the revision lookup, the revision rows and the item upsert) name the
      * generation's own partitions ({@code %1$d}: the generation; create_generation_partitions and the shadow load
@@ -38,94 +47,150 @@ class ProjectionRepository {
      * partition itself there is nothing to prune. The parent's predicate on generation_id stays: the partition's
      * bound CHECK makes it true, and the parameters stay as they were.
      */
-    private static final String SQL_ALL_REVISIONS = """
-            SELECT 0, item_id, revision FROM item_g%1$d WHERE generation_id = ? AND item_id = ANY(?)
-            UNION ALL
-            SELECT 1, mapping_id, revision FROM mapping_g%1$d WHERE generation_id = ? AND mapping_id = ANY(?)
-            UNION ALL
-            SELECT 2, policy_id, revision FROM policy_g%1$d WHERE generation_id = ? AND policy_id = ANY(?)
-            UNION ALL
-            SELECT 3, release_id, revision FROM release_g%1$d WHERE generation_id = ? AND release_id = ANY(?)
-            """;
-    private static final String SQL_INSERT_REVISIONS = """
-            INSERT INTO aggregate_revision_g%1$d (generation_id, aggregate_type, aggregate_id, revision, content,
-                                                  deleted, epoch, position, event_id)
-            SELECT ?, r.aggregate_type, r.aggregate_id, r.revision, r.content::jsonb, r.deleted, r.epoch, r.position,
-                   r.event_id::uuid
-              FROM unnest(?::text[], ?::text[], ?::integer[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[],
-                          ?::bigint[], ?::text[])
-                   AS r(aggregate_type, aggregate_id, revision, content, deleted, epoch, position, event_id)
-            """;
+    /** {@link #REVISIONS} of every tracked type in one query, on the generation's partitions. */
+    static final BoundSql<Lookup> ALL_REVISIONS = allRevisions();
+
+    private static final UnnestColumns<Revision> REVISION_COLUMNS = UnnestColumns.of(Revision.class, "r")
+            .text("aggregate_type", r -> r.made().aggregateType())
+            .text("aggregate_id", r -> r.made().aggregateId())
+            .ints("revision", r -> r.made().revision())
+            .jsonTexts("content", Revision::contentJson)
+            .flags("deleted", Revision::deleted)
+            .bigints("epoch", Revision::epoch)
+            .bigints("position", Revision::position)
+            .uuids("event_id", Revision::eventId);
+    static final BoundSql<Batch> INSERT_REVISIONS = BoundSql.<Batch>builder()
+            .param("generation", Batch::generation)
+            .sql("""
+                    INSERT INTO aggregate_revision_g%1$d (generation_id, aggregate_type, aggregate_id, revision,
+                                                          content, deleted, epoch, position, event_id)
+                    SELECT :generation, r.aggregate_type, r.aggregate_id, r.revision, r.content::jsonb, r.deleted,
+                           r.epoch, r.position, r.event_id
+                      FROM\s""")
+            .unnest(Batch::revisions, REVISION_COLUMNS)
+            .build();
+
+    private static final UnnestColumns<Current> ITEM_COLUMNS = UnnestColumns.of(Current.class, "r")
+            .text("item_id", Current::id)
+            .ints("revision", Current::revision)
+            .jsonTexts("content", Current::contentJson)
+            .flags("deleted", Current::deleted)
+            .bigints("epoch", Current::epoch)
+            .bigints("position", Current::position);
+    /** The item upsert after its {@code WITH}; answers the ids whose row before the statement was a deletion. */
+    private static final BoundSql<Batch> ITEM_PARTS = BoundSql.<Batch>builder()
+            .param("generation", Batch::generation)
+            .param("item_ids", Batch::ids)
+            .sql("""
+                    previous AS (
+                        SELECT item_id FROM item_g%1$d
+                         WHERE generation_id = :generation AND item_id = ANY(:item_ids) AND deleted
+                    ), upserted AS (
+                        INSERT INTO item_g%1$d (generation_id, item_id, revision, attributes, deleted, epoch, position)
+                        SELECT :generation, r.item_id, r.revision,
+                               CASE WHEN r.deleted THEN '{}'::jsonb ELSE r.content::jsonb -> 'attributes' END,
+                               r.deleted, r.epoch, r.position
+                          FROM\s""")
+            .unnest(Batch::rows, ITEM_COLUMNS)
+            .sql("""
+
+                        ON CONFLICT (generation_id, item_id) DO UPDATE
+                           SET revision = excluded.revision, attributes = excluded.attributes,
+                               deleted = excluded.deleted, epoch = excluded.epoch, position = excluded.position)
+                    SELECT item_id FROM previous
+                    """)
+            .build();
     /** Upserts items; answers the ids whose row before the statement was a deletion. */
-    private static final String SQL_UPSERT_ITEMS = """
-            WITH previous AS (
-                SELECT item_id FROM item_g%1$d WHERE generation_id = ? AND item_id = ANY(?) AND deleted
-            ), upserted AS (
-                INSERT INTO item_g%1$d (generation_id, item_id, revision, attributes, deleted, epoch, position)
-                SELECT ?, r.item_id, r.revision,
-                       CASE WHEN r.deleted THEN '{}'::jsonb ELSE r.content::jsonb -> 'attributes' END,
-                       r.deleted, r.epoch, r.position
-                  FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::boolean[], ?::bigint[],
-                              ?::bigint[])
-                       AS r(item_id, revision, content, deleted, epoch, position)
-                ON CONFLICT (generation_id, item_id) DO UPDATE
-                   SET revision = excluded.revision, attributes = excluded.attributes, deleted = excluded.deleted,
-                       epoch = excluded.epoch, position = excluded.position)
-            SELECT item_id FROM previous
-            """;
+    static final BoundSql<Batch> UPSERT_ITEMS = BoundSql.<Batch>builder()
+            .sql("WITH ").include(ITEM_PARTS, b -> b).build();
     /**
      * Both of the above in one statement (one round trip): they write different tables and neither reads the
      * other's, so running them as data-modifying CTEs of one statement (one snapshot) is the same as one after the
      * other.
      */
-    private static final String SQL_INSERT_REVISIONS_UPSERT_ITEMS = "WITH revisions AS (\n" + SQL_INSERT_REVISIONS
-            + "), " + SQL_UPSERT_ITEMS.substring("WITH ".length());
-    private static final String SQL_UPSERT_MAPPINGS = """
-            INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
-            SELECT ?, r.mapping_id, r.revision, r.content::jsonb ->> 'source', r.content::jsonb ->> 'target',
-                   r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
-                   AS r(mapping_id, revision, content, epoch, position)
-            ON CONFLICT (generation_id, mapping_id) DO UPDATE
-               SET revision = excluded.revision, source = excluded.source, target = excluded.target,
-                   epoch = excluded.epoch, position = excluded.position
-            """;
-    private static final String SQL_UPSERT_POLICIES = """
-            INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
-            SELECT ?, r.policy_id, r.revision, r.content::jsonb -> 'rules', r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
-                   AS r(policy_id, revision, content, epoch, position)
-            ON CONFLICT (generation_id, policy_id) DO UPDATE
-               SET revision = excluded.revision, rules = excluded.rules,
-                   epoch = excluded.epoch, position = excluded.position
-            """;
-    private static final String SQL_UPSERT_RELEASES = """
-            INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
-            SELECT ?, r.release_id, r.revision, r.content::jsonb ->> 'visibility', r.content::jsonb -> 'items',
-                   r.epoch, r.position
-              FROM unnest(?::text[], ?::integer[], string_to_array(?, chr(30)), ?::bigint[], ?::bigint[])
-                   AS r(release_id, revision, content, epoch, position)
-            ON CONFLICT (generation_id, release_id) DO UPDATE
-               SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
-                   epoch = excluded.epoch, position = excluded.position
-            """;
-    private static final String SQL_DELETE_RELEASE_ITEMS = """
-            DELETE FROM release_item WHERE generation_id = ? AND release_id = ANY(?) RETURNING item_id
-            """;
-    private static final String SQL_INSERT_RELEASE_ITEMS = """
-            INSERT INTO release_item (generation_id, release_id, item_id, revision)
-            SELECT ?, named.release_id, named.item_id, named.revision
-              FROM unnest(?::text[], ?::text[], ?::integer[]) AS named(release_id, item_id, revision)
-            """;
-    private static final String SQL_DELETE_PUBLIC = """
-            DELETE FROM public_item p USING unnest(?::text[]) AS q(item_id)
-             WHERE p.generation_id = ? AND p.item_id = q.item_id
-            """;
+    static final BoundSql<Batch> INSERT_REVISIONS_UPSERT_ITEMS = BoundSql.<Batch>builder()
+            .sql("WITH revisions AS (\n").include(INSERT_REVISIONS, b -> b).sql("\n), ")
+            .include(ITEM_PARTS, b -> b).build();
+
+    private static final BoundSql<Batch> UPSERT_MAPPINGS = BoundSql.<Batch>builder()
+            .param("generation", Batch::generation)
+            .sql("""
+                    INSERT INTO mapping (generation_id, mapping_id, revision, source, target, epoch, position)
+                    SELECT :generation, r.mapping_id, r.revision, r.content::jsonb ->> 'source',
+                           r.content::jsonb ->> 'target', r.epoch, r.position
+                      FROM\s""")
+            .unnest(Batch::rows, currentColumns("mapping_id"))
+            .sql("""
+
+                    ON CONFLICT (generation_id, mapping_id) DO UPDATE
+                       SET revision = excluded.revision, source = excluded.source, target = excluded.target,
+                           epoch = excluded.epoch, position = excluded.position
+                    """)
+            .build();
+    private static final BoundSql<Batch> UPSERT_POLICIES = BoundSql.<Batch>builder()
+            .param("generation", Batch::generation)
+            .sql("""
+                    INSERT INTO policy (generation_id, policy_id, revision, rules, epoch, position)
+                    SELECT :generation, r.policy_id, r.revision, r.content::jsonb -> 'rules', r.epoch, r.position
+                      FROM\s""")
+            .unnest(Batch::rows, currentColumns("policy_id"))
+            .sql("""
+
+                    ON CONFLICT (generation_id, policy_id) DO UPDATE
+                       SET revision = excluded.revision, rules = excluded.rules,
+                           epoch = excluded.epoch, position = excluded.position
+                    """)
+            .build();
+    private static final BoundSql<Batch> UPSERT_RELEASES = BoundSql.<Batch>builder()
+            .param("generation", Batch::generation)
+            .sql("""
+                    INSERT INTO release (generation_id, release_id, revision, visibility, items, epoch, position)
+                    SELECT :generation, r.release_id, r.revision, r.content::jsonb ->> 'visibility',
+                           r.content::jsonb -> 'items', r.epoch, r.position
+                      FROM\s""")
+            .unnest(Batch::rows, currentColumns("release_id"))
+            .sql("""
+
+                    ON CONFLICT (generation_id, release_id) DO UPDATE
+                       SET revision = excluded.revision, visibility = excluded.visibility, items = excluded.items,
+                           epoch = excluded.epoch, position = excluded.position
+                    """)
+            .build();
+    private static final BoundSql<Ids> DELETE_RELEASE_ITEMS = BoundSql.<Ids>builder()
+            .param("generation", Ids::generation)
+            .param("release_ids", Ids::ids)
+            .sql("""
+                    DELETE FROM release_item WHERE generation_id = :generation AND release_id = ANY(:release_ids)
+                    RETURNING item_id
+                    """)
+            .build();
+    private static final BoundSql<NamedItems> INSERT_RELEASE_ITEMS = BoundSql.<NamedItems>builder()
+            .param("generation", NamedItems::generation)
+            .param("release_ids", NamedItems::releaseIds)
+            .param("item_ids", NamedItems::itemIds)
+            .param("revisions", NamedItems::revisions)
+            .sql("""
+                    INSERT INTO release_item (generation_id, release_id, item_id, revision)
+                    SELECT :generation, named.release_id, named.item_id, named.revision
+                      FROM unnest(:release_ids::text[], :item_ids::text[], :revisions::int[])
+                           AS named(release_id, item_id, revision)
+                    """)
+            .build();
+    private static final BoundSql<Ids> DELETE_PUBLIC = BoundSql.<Ids>builder()
+            .param("generation", Ids::generation)
+            .param("item_ids", Ids::ids)
+            .sql("""
+                    DELETE FROM public_item p USING unnest(:item_ids::text[]) AS q(item_id)
+                     WHERE p.generation_id = :generation AND p.item_id = q.item_id
+                    """)
+            .build();
     /**
-     * The public-view rule in one query; {@code %s} is the item filter. The latest PUBLIC release's row per item is
-     * chosen first and the search document computed after, once per public item rather than once per candidate.
+     * The public-view rule for a whole generation in one query. The latest PUBLIC release's row per item is chosen
+     * first and the search document computed after, once per public item rather than once per candidate.
      */
-    private static final String SQL_INSERT_PUBLIC = """
+    private static final BoundSql<Long> REBUILD_PUBLIC = BoundSql.<Long>builder()
+            .param("generation", g -> g)
+            .sql("""
             INSERT INTO public_item (generation_id, item_id, revision, release_id, release_epoch, release_position,
                                      attributes, document)
             SELECT latest.generation_id, latest.item_id, latest.revision, latest.release_id, latest.release_epoch,
@@ -140,52 +205,59 @@ class ProjectionRepository {
                       JOIN aggregate_revision ar ON ar.generation_id = ri.generation_id
                                                 AND ar.aggregate_type = 'item' AND ar.aggregate_id = ri.item_id
                                                 AND ar.revision = ri.revision
-                     WHERE ri.generation_id = ? %s
+                     WHERE ri.generation_id = :generation
                        AND r.visibility = 'PUBLIC' AND NOT i.deleted AND NOT ar.deleted
                      ORDER BY ri.item_id, r.epoch DESC, r.position DESC) latest
-            """;
+            """)
+            .build();
     /**
      * The public-view rule for the given items, driven by the id list: every row is found by a primary-key (or
      * {@code release_item_by_item}) probe per id, so the cost follows the number of ids and not the size of the
      * generation, whatever the table statistics say (a live generation starts empty and is not analyzed before its
-     * tables grow; with the planner's join order of {@link #SQL_INSERT_PUBLIC} a page of 5000 events then read every
+     * tables grow; with the planner's join order of {@link #REBUILD_PUBLIC} a page of 5000 events then read every
      * item revision of the generation).
      */
-    private static final String SQL_REFRESH_PUBLIC = """
+    static final BoundSql<Ids> REFRESH_PUBLIC = BoundSql.<Ids>builder()
+            .param("generation", Ids::generation)
+            .param("item_ids", Ids::ids)
+            .sql("""
             INSERT INTO public_item (generation_id, item_id, revision, release_id, release_epoch, release_position,
                                      attributes, document)
-            SELECT ?, latest.item_id, latest.revision, latest.release_id, latest.release_epoch,
+            SELECT :generation, latest.item_id, latest.revision, latest.release_id, latest.release_epoch,
                    latest.release_position, latest.content -> 'attributes',
                    search_document(latest.content -> 'attributes', latest.item_id)
               FROM (SELECT DISTINCT ON (q.item_id)
                            q.item_id, ri.revision, ri.release_id, r.epoch AS release_epoch,
                            r.position AS release_position, ar.content
-                      FROM unnest(?::text[]) AS q(item_id)
+                      FROM unnest(:item_ids::text[]) AS q(item_id)
                       CROSS JOIN LATERAL (SELECT 1 FROM item i
-                                           WHERE i.generation_id = ? AND i.item_id = q.item_id AND NOT i.deleted
-                                          OFFSET 0) i
+                                           WHERE i.generation_id = :generation AND i.item_id = q.item_id
+                                             AND NOT i.deleted OFFSET 0) i
                       CROSS JOIN LATERAL (SELECT ri.release_id, ri.revision FROM release_item ri
-                                           WHERE ri.generation_id = ? AND ri.item_id = q.item_id OFFSET 0) ri
+                                           WHERE ri.generation_id = :generation AND ri.item_id = q.item_id
+                                          OFFSET 0) ri
                       CROSS JOIN LATERAL (SELECT r.epoch, r.position FROM release r
-                                           WHERE r.generation_id = ? AND r.release_id = ri.release_id
+                                           WHERE r.generation_id = :generation AND r.release_id = ri.release_id
                                              AND r.visibility = 'PUBLIC' OFFSET 0) r
                       CROSS JOIN LATERAL (SELECT ar.content FROM aggregate_revision ar
-                                           WHERE ar.generation_id = ? AND ar.aggregate_type = 'item'
+                                           WHERE ar.generation_id = :generation AND ar.aggregate_type = 'item'
                                              AND ar.aggregate_id = q.item_id AND ar.revision = ri.revision
                                              AND NOT ar.deleted OFFSET 0) ar
                      ORDER BY q.item_id, r.epoch DESC, r.position DESC) latest
-            """;
-    private static final String SQL_REBUILD_PUBLIC = SQL_INSERT_PUBLIC.formatted("");
-    private static final String SQL_CLEAR_PUBLIC = "DELETE FROM public_item WHERE generation_id = ?";
+            """)
+            .build();
+    private static final BoundSql<Long> CLEAR_PUBLIC = BoundSql.<Long>builder()
+            .param("generation", g -> g)
+            .sql("DELETE FROM public_item WHERE generation_id = :generation")
+            .build();
 
-    private static final char RS = '\u001e';
-    private static final int ALL_REVISIONS = 0;
-    private static final int INSERT_REVISIONS = 1;
-    private static final int UPSERT_ITEMS = 2;
-    private static final int INSERT_REVISIONS_UPSERT_ITEMS = 3;
-    /** The four statements above for each generation, in this order (formatted once per generation). */
-    private final PartitionStatements partitions = new PartitionStatements(List.of(SQL_ALL_REVISIONS,
-            SQL_INSERT_REVISIONS, SQL_UPSERT_ITEMS, SQL_INSERT_REVISIONS_UPSERT_ITEMS));
+    private static final int PART_ALL_REVISIONS = 0;
+    private static final int PART_INSERT_REVISIONS = 1;
+    private static final int PART_UPSERT_ITEMS = 2;
+    private static final int PART_INSERT_REVISIONS_UPSERT_ITEMS = 3;
+    /** The texts of the four statements above for each generation, in this order (formatted once per generation). */
+    private final PartitionStatements partitions = new PartitionStatements(List.of(ALL_REVISIONS.sql(),
+            INSERT_REVISIONS.sql(), UPSERT_ITEMS.sql(), INSERT_REVISIONS_UPSERT_ITEMS.sql()));
 
     private final JdbcClient jdbc;
 
@@ -193,43 +265,88 @@ class ProjectionRepository {
         this.jdbc = jdbc;
     }
 
+    private static Map<String, BoundSql<Ids>> revisionsByType() {
+        Map<String, BoundSql<Ids>> byType = new HashMap<>();
+        for (String type : TRACKED) {
+            byType.put(type, BoundSql.<Ids>builder()
+                    .param("generation", Ids::generation)
+                    .param("ids", Ids::ids)
+                    .sql("""
+                            SELECT %1$s_id AS id, revision FROM %1$s
+                             WHERE generation_id = :generation AND %1$s_id = ANY(:ids)
+                            """.formatted(type))
+                    .build());
+        }
+        return Map.copyOf(byType);
+    }
+
+    private static BoundSql<Lookup> allRevisions() {
+        BoundSql.Builder<Lookup> b = BoundSql.<Lookup>builder().param("generation", Lookup::generation);
+        for (int kind = 0; kind < TRACKED.size(); kind++) {
+            String type = TRACKED.get(kind);
+            b.param(type + "_ids", l -> l.ids(type))
+                    .sql((kind == 0 ? "" : "UNION ALL\n") + """
+                            SELECT %2$d AS kind, %1$s_id AS id, revision FROM %1$s%3$s
+                             WHERE generation_id = :generation AND %1$s_id = ANY(:%1$s_ids)
+                            """.formatted(type, kind, PartitionStatements.PARTITION));
+        }
+        return b.build();
+    }
+
+    /** The columns of a mapping's, policy's or release's current rows, the id named {@code idColumn}. */
+    private static UnnestColumns<Current> currentColumns(String idColumn) {
+        return UnnestColumns.of(Current.class, "r")
+                .text(idColumn, Current::id)
+                .ints("revision", Current::revision)
+                .jsonTexts("content", Current::contentJson)
+                .bigints("epoch", Current::epoch)
+                .bigints("position", Current::position);
+    }
+
     /**
      * @return whether this repository keeps revisions of {@code aggregateType}; static, because the apply asks
      *         several times per event and a call on the repository bean goes through its proxy
      */
     static boolean tracks(String aggregateType) {
-        return SQL_REVISIONS.containsKey(aggregateType);
+        return REVISIONS.containsKey(aggregateType);
     }
 
     /** Current revision of each of {@code ids} that exists (deleted items included). */
     Map<String, Integer> revisions(long generation, String aggregateType, Collection<String> ids) {
-        Map<String, Integer> out = new HashMap<>();
-        jdbc.sql(SQL_REVISIONS.get(aggregateType)).params(generation, ids.toArray(String[]::new))
-                .query(rs -> {
-                    out.put(rs.getString(1), rs.getInt(2));
-                });
-        return out;
+        BoundSql<Ids> st = REVISIONS.get(aggregateType);
+        return jdbc.sql(st.sql()).params(st.params(new Ids(generation, ids.toArray(String[]::new)))).query(rs -> {
+            Map<String, Integer> out = new HashMap<>();
+            ResultColumns.Rows row = REVISION_ROWS.in(rs);
+            while (row.next()) {
+                out.put(row.getString("id"), row.getInt("revision"));
+            }
+            return out;
+        });
     }
 
     /** Like {@link #revisions(long, String, Collection)} for several tracked types, in one query. */
     Map<String, Map<String, Integer>> revisions(long generation, Map<String, ? extends Collection<String>> idsByType) {
-        Object[] params = new Object[2 * TRACKED.size()];
         Map<String, Map<String, Integer>> out = new HashMap<>();
-        for (int i = 0; i < TRACKED.size(); i++) {
-            Collection<String> ids = idsByType.get(TRACKED.get(i));
-            ids = ids == null ? List.of() : ids;
-            params[2 * i] = generation;
-            params[2 * i + 1] = ids.toArray(String[]::new);
-            out.put(TRACKED.get(i), new HashMap<>());
+        List<Map<String, Integer>> byKind = new ArrayList<>(TRACKED.size());
+        for (String type : TRACKED) {
+            Map<String, Integer> found = new HashMap<>();
+            out.put(type, found);
+            byKind.add(found);
         }
-        jdbc.sql(partitions.get(ALL_REVISIONS, generation)).params(params).query(rs -> {
-            out.get(TRACKED.get(rs.getInt(1))).put(rs.getString(2), rs.getInt(3));
-        });
+        jdbc.sql(partitions.get(PART_ALL_REVISIONS, generation))
+                .params(ALL_REVISIONS.params(new Lookup(generation, idsByType))).query(rs -> {
+                    ResultColumns.Rows row = KIND_REVISION_ROWS.in(rs);
+                    while (row.next()) {
+                        byKind.get(row.getInt("kind")).put(row.getString("id"), row.getInt("revision"));
+                    }
+                    return out;
+                });
         return out;
     }
 
     private void insertRevisions(long generation, List<Revision> revisions) {
-        jdbc.sql(partitions.get(INSERT_REVISIONS, generation)).params(revisionParams(generation, revisions)).update();
+        jdbc.sql(partitions.get(PART_INSERT_REVISIONS, generation))
+                .params(INSERT_REVISIONS.params(new Batch(generation, revisions, List.of()))).update();
     }
 
     /** Upserts current item rows, at most one per item. @return the items whose row was a deletion before */
@@ -237,8 +354,9 @@ class ProjectionRepository {
         if (items.isEmpty()) {
             return List.of();
         }
-        return jdbc.sql(partitions.get(UPSERT_ITEMS, generation)).params(itemParams(generation, items))
-                .query(String.class).list();
+        return jdbc.sql(partitions.get(PART_UPSERT_ITEMS, generation))
+                .params(UPSERT_ITEMS.params(new Batch(generation, List.of(), items)))
+                .query(ProjectionRepository::itemIds);
     }
 
     /**
@@ -250,67 +368,26 @@ class ProjectionRepository {
             insertRevisions(generation, revisions);
             return upsertItems(generation, items);
         }
-        Object[] r = revisionParams(generation, revisions);
-        Object[] i = itemParams(generation, items);
-        Object[] both = Arrays.copyOf(r, r.length + i.length);
-        System.arraycopy(i, 0, both, r.length, i.length);
-        return jdbc.sql(partitions.get(INSERT_REVISIONS_UPSERT_ITEMS, generation)).params(both).query(String.class)
-                .list();
-    }
-
-    private static Object[] revisionParams(long generation, List<Revision> revisions) {
-        int n = revisions.size();
-        String[] types = new String[n];
-        String[] ids = new String[n];
-        Integer[] numbers = new Integer[n];
-        StringBuilder contents = new StringBuilder(n * 256);
-        Boolean[] deleted = new Boolean[n];
-        Long[] epochs = new Long[n];
-        Long[] positions = new Long[n];
-        String[] eventIds = new String[n];
-        for (int i = 0; i < n; i++) {
-            Revision r = revisions.get(i);
-            types[i] = r.made().aggregateType();
-            ids[i] = r.made().aggregateId();
-            numbers[i] = r.made().revision();
-            appendJoined(contents, i, r.contentJson());
-            deleted[i] = r.deleted();
-            epochs[i] = r.epoch();
-            positions[i] = r.position();
-            eventIds[i] = r.eventId().toString();
-        }
-        return new Object[] {generation, types, ids, numbers, contents.toString(), deleted, epochs, positions,
-                eventIds};
-    }
-
-    private static Object[] itemParams(long generation, Collection<Current> items) {
-        Columns c = new Columns(items);
-        Boolean[] deleted = items.stream().map(Current::deleted).toArray(Boolean[]::new);
-        return new Object[] {generation, c.ids, generation, c.ids, c.revisions, c.contents, deleted, c.epochs,
-                c.positions};
+        return jdbc.sql(partitions.get(PART_INSERT_REVISIONS_UPSERT_ITEMS, generation))
+                .params(INSERT_REVISIONS_UPSERT_ITEMS.params(new Batch(generation, revisions, items)))
+                .query(ProjectionRepository::itemIds);
     }
 
     void upsertMappings(long generation, Collection<Current> mappings) {
-        if (!mappings.isEmpty()) {
-            Columns c = new Columns(mappings);
-            jdbc.sql(SQL_UPSERT_MAPPINGS).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
-                    .update();
-        }
+        upsert(UPSERT_MAPPINGS, generation, mappings);
     }
 
     void upsertPolicies(long generation, Collection<Current> policies) {
-        if (!policies.isEmpty()) {
-            Columns c = new Columns(policies);
-            jdbc.sql(SQL_UPSERT_POLICIES).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
-                    .update();
-        }
+        upsert(UPSERT_POLICIES, generation, policies);
     }
 
     void upsertReleases(long generation, Collection<Current> releases) {
-        if (!releases.isEmpty()) {
-            Columns c = new Columns(releases);
-            jdbc.sql(SQL_UPSERT_RELEASES).params(generation, c.ids, c.revisions, c.contents, c.epochs, c.positions)
-                    .update();
+        upsert(UPSERT_RELEASES, generation, releases);
+    }
+
+    private void upsert(BoundSql<Batch> st, long generation, Collection<Current> rows) {
+        if (!rows.isEmpty()) {
+            jdbc.sql(st.sql()).params(st.params(new Batch(generation, List.of(), rows))).update();
         }
     }
 
@@ -319,13 +396,14 @@ class ProjectionRepository {
         if (namedByRelease.isEmpty()) {
             return List.of();
         }
-        List<String> before = jdbc.sql(SQL_DELETE_RELEASE_ITEMS)
-                .params(generation, namedByRelease.keySet().toArray(String[]::new)).query(String.class).list();
+        Ids releases = new Ids(generation, namedByRelease.keySet().toArray(String[]::new));
+        List<String> before = jdbc.sql(DELETE_RELEASE_ITEMS.sql()).params(DELETE_RELEASE_ITEMS.params(releases))
+                .query(ProjectionRepository::itemIds);
         int n = namedByRelease.values().stream().mapToInt(Map::size).sum();
         if (n > 0) {
             String[] releaseIds = new String[n];
             String[] itemIds = new String[n];
-            Integer[] revisions = new Integer[n];
+            int[] revisions = new int[n];
             int i = 0;
             for (Map.Entry<String, Map<String, Integer>> release : namedByRelease.entrySet()) {
                 for (Map.Entry<String, Integer> named : release.getValue().entrySet()) {
@@ -334,52 +412,11 @@ class ProjectionRepository {
                     revisions[i++] = named.getValue();
                 }
             }
-            jdbc.sql(SQL_INSERT_RELEASE_ITEMS).params(generation, releaseIds, itemIds, revisions).update();
+            jdbc.sql(INSERT_RELEASE_ITEMS.sql())
+                    .params(INSERT_RELEASE_ITEMS.params(new NamedItems(generation, releaseIds, itemIds, revisions)))
+                    .update();
         }
         return before;
-    }
-
-    /**
-     * Appends the {@code i}-th JSON text of a list joined by U+001E: JSON text never holds that character raw (a
-     * serializer escapes control characters), and PostgreSQL splits such a text several times faster than it parses
-     * an array literal of quoted JSON (the resolver's batch writes measured the same).
-     */
-    private static void appendJoined(StringBuilder joined, int i, String json) {
-        if (json.indexOf(RS) >= 0) {
-            throw new IllegalArgumentException("JSON text holds a raw U+001E");
-        }
-        if (i > 0) {
-            joined.append(RS);
-        }
-        joined.append(json);
-    }
-
-    /** The columns of current rows as arrays, for {@code unnest}. */
-    private static final class Columns {
-        final String[] ids;
-        final Integer[] revisions;
-        final Long[] epochs;
-        final Long[] positions;
-        /** The payloads joined by U+001E, for {@code string_to_array(?, chr(30))}. */
-        final String contents;
-
-        Columns(Collection<Current> rows) {
-            int n = rows.size();
-            ids = new String[n];
-            revisions = new Integer[n];
-            epochs = new Long[n];
-            positions = new Long[n];
-            StringBuilder joined = new StringBuilder(n * 256);
-            int i = 0;
-            for (Current r : rows) {
-                ids[i] = r.id();
-                revisions[i] = r.revision();
-                epochs[i] = r.epoch();
-                positions[i] = r.position();
-                appendJoined(joined, i++, r.contentJson());
-            }
-            contents = joined.toString();
-        }
     }
 
     /** Recomputes the public view (and search document) of the given items from the copied accepted state. */
@@ -387,14 +424,57 @@ class ProjectionRepository {
         if (itemIds.isEmpty()) {
             return;
         }
-        String[] ids = itemIds.toArray(String[]::new);
-        jdbc.sql(SQL_DELETE_PUBLIC).params(ids, generation).update();
-        jdbc.sql(SQL_REFRESH_PUBLIC).params(generation, ids, generation, generation, generation, generation).update();
+        Ids items = new Ids(generation, itemIds.toArray(String[]::new));
+        jdbc.sql(DELETE_PUBLIC.sql()).params(DELETE_PUBLIC.params(items)).update();
+        jdbc.sql(REFRESH_PUBLIC.sql()).params(REFRESH_PUBLIC.params(items)).update();
     }
 
     /** Recomputes the whole public view of a generation, e.g. after a bulk load. */
     void rebuildPublic(long generation) {
-        jdbc.sql(SQL_CLEAR_PUBLIC).params(generation).update();
-        jdbc.sql(SQL_REBUILD_PUBLIC).params(generation).update();
+        jdbc.sql(CLEAR_PUBLIC.sql()).params(CLEAR_PUBLIC.params(generation)).update();
+        jdbc.sql(REBUILD_PUBLIC.sql()).params(REBUILD_PUBLIC.params(generation)).update();
+    }
+
+    private static List<String> itemIds(ResultSet rs) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        ResultColumns.Rows row = ITEM_ID_ROWS.in(rs);
+        while (row.next()) {
+            ids.add(row.getString("item_id"));
+        }
+        return ids;
+    }
+
+    /** The parameters of a statement on some aggregates of a generation, by id. */
+    record Ids(long generation, String[] ids) {
+    }
+
+    /** The parameters of {@link #ALL_REVISIONS}: per tracked type, the ids to read the current revision of. */
+    record Lookup(long generation, Map<String, ? extends Collection<String>> idsByType) {
+
+        String[] ids(String type) {
+            Collection<String> ids = idsByType.get(type);
+            return ids == null ? new String[0] : ids.toArray(String[]::new);
+        }
+    }
+
+    /**
+     * The parameters of the write statements: revision rows and current rows (items, or the mappings, policies or
+     * releases of {@link #upsert}) of one generation.
+     */
+    record Batch(long generation, List<Revision> revisions, Collection<Current> rows) {
+
+        /** The current rows' ids, for the item upsert's look-up of previously deleted items. */
+        String[] ids() {
+            String[] ids = new String[rows.size()];
+            int i = 0;
+            for (Current r : rows) {
+                ids[i++] = r.id();
+            }
+            return ids;
+        }
+    }
+
+    /** The parameters of {@link #INSERT_RELEASE_ITEMS}: the named item revisions as one array per column. */
+    record NamedItems(long generation, String[] releaseIds, String[] itemIds, int[] revisions) {
     }
 }

@@ -12,6 +12,10 @@ import java.util.function.Function;
 
 import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.contracts.sql.JsonTexts;
+import com.acme.catalog.contracts.sql.ResultColumns;
+import com.acme.catalog.contracts.sql.UnnestColumns;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;
@@ -29,7 +33,7 @@ import org.springframework.stereotype.Repository;
  * {@link #lockAndPrefetch} (the cursor lock of {@link CursorRepository}, then every read, sent together),
  * {@link #writeAll} (every row and the cursor advance of {@link CursorRepository} in one statement), and the
  * commit. Rows travel as parallel arrays through {@code unnest}; JSON text columns (the long ones) travel as one text
- * each, the values separated by U+001E ({@link #joinJson}), which JSON text never holds raw and which PostgreSQL
+ * each, the values separated by U+001E ({@link JsonTexts#join}), which JSON text never holds raw and which PostgreSQL
  * splits several times faster than it parses an array literal of quoted JSON. At most one current row per aggregate may be
  * passed (an upsert may not touch a row twice in one statement). Every current row is written together with its
  * revision row, whose content is the event payload, so the JSON of a current row (item attributes, policy rules,
@@ -298,8 +302,6 @@ class BatchWriteRepository {
                 """, w -> w.rows().stream().tenant() + "/" + w.rows().stream().catalog() + "/" + w.from().epoch());
     }
 
-    private static final char JSON_SEPARATOR = '\u001e';
-
     private final JdbcClient jdbc;
     private final JdbcTemplate template;
 
@@ -342,9 +344,7 @@ class BatchWriteRepository {
             }
             Prefetched found = new Prefetched(new HashMap<>(), new HashSet<>());
             try (ResultSet rs = ps.getResultSet()) {
-                while (rs.next()) {
-                    found.add(rs);
-                }
+                found.addAll(rs);
             }
             Map<WriteKeys.Scoped, WriteKeys.Stored> stored = new HashMap<>();
             if (!keys.isEmpty()) {
@@ -352,9 +352,7 @@ class BatchWriteRepository {
                     throw new IllegalStateException("the key lookup after the prefetch returned no rows");
                 }
                 try (ResultSet rs = ps.getResultSet()) {
-                    while (rs.next()) {
-                        WriteKeys.readFound(rs, stored);
-                    }
+                    WriteKeys.readFound(rs, stored);
                 }
             }
             return new LockedPrefetch(cursor, found, stored);
@@ -367,7 +365,10 @@ class BatchWriteRepository {
      */
     Prefetched prefetch(StreamId s, Map<String, ? extends Collection<String>> idsByType, List<Change.ItemRef> refs) {
         Prefetched found = new Prefetched(new HashMap<>(), new HashSet<>());
-        jdbc.sql(PREFETCH.sql()).params(PREFETCH.params(new Lookup(s, idsByType, refs))).query(found::add);
+        jdbc.sql(PREFETCH.sql()).params(PREFETCH.params(new Lookup(s, idsByType, refs))).query(rs -> {
+            found.addAll(rs);
+            return found;
+        });
         return found;
     }
 
@@ -448,38 +449,23 @@ class BatchWriteRepository {
         });
     }
 
-    /**
-     * JSON texts as one string, separated by U+001E, for {@code string_to_array(?, chr(30))}. A JSON text never
-     * holds a raw control character (inside strings they must be escaped), so the separator is unambiguous.
-     */
-    static String joinJson(String[] texts) {
-        int length = texts.length;
-        for (String t : texts) {
-            length += t.length();
-        }
-        StringBuilder sb = new StringBuilder(length);
-        for (int i = 0; i < texts.length; i++) {
-            if (texts[i].indexOf(JSON_SEPARATOR) >= 0) {
-                throw new IllegalArgumentException("not JSON text: it holds a raw U+001E");
-            }
-            if (i > 0) {
-                sb.append(JSON_SEPARATOR);
-            }
-            sb.append(texts[i]);
-        }
-        return sb.toString();
-    }
-
     /** What a prefetch found: type -> id -> current revision, and live item revisions as {@link #key}s. */
     record Prefetched(Map<String, Map<String, CurrentRevision>> current, Set<String> liveItemRevisions) {
 
-        private void add(ResultSet rs) throws SQLException {
-            String kind = rs.getString(1);
-            if (kind.equals("live-item-revision")) {
-                liveItemRevisions.add(key(rs.getString(2), rs.getInt(3)));
-            } else {
-                current.computeIfAbsent(kind, k -> new HashMap<>())
-                        .put(rs.getString(2), new CurrentRevision(rs.getInt(3), rs.getBoolean(4)));
+        /** The prefetch's columns, named by its first branch (the item table's). */
+        private static final ResultColumns COLUMNS = ResultColumns.of("kind", "id", "revision", "deleted");
+
+        private void addAll(ResultSet rs) throws SQLException {
+            ResultColumns.Rows row = COLUMNS.in(rs);
+            while (row.next()) {
+                String kind = row.getString("kind");
+                if (kind.equals("live-item-revision")) {
+                    liveItemRevisions.add(key(row.getString("id"), row.getInt("revision")));
+                } else {
+                    current.computeIfAbsent(kind, k -> new HashMap<>())
+                            .put(row.getString("id"), new CurrentRevision(row.getInt("revision"),
+                                    row.getBoolean("deleted")));
+                }
             }
         }
     }

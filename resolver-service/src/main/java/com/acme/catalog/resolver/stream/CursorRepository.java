@@ -12,6 +12,8 @@ import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.contracts.sql.ResultColumns;
 import com.acme.catalog.resolver.stream.WriteGate.CursorLock;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -48,6 +50,8 @@ public class CursorRepository {
      */
     static final BoundSql<StreamId> LOCK_OPEN = BoundSql.<StreamId>builder()
             .sql(SQL_LOCK_OPEN, StreamId::tenant, StreamId::catalog).build();
+    private static final ResultColumns LOCK_COLUMNS = ResultColumns.of("epoch", "position", "chain_digest",
+            "rolled_back", "maintenance");
     private static final String SQL_OPEN_FIRST_EPOCH = """
             INSERT INTO stream_cursor (tenant, catalog, epoch) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """;
@@ -158,11 +162,12 @@ public class CursorRepository {
             throw new IllegalStateException("the cursor lock after the maintenance hold answered no rows");
         }
         try (ResultSet rs = ps.getResultSet()) {
-            if (!rs.next()) {
+            ResultColumns.Rows row = LOCK_COLUMNS.in(rs);
+            if (!row.next()) {
                 return null;
             }
-            return new CursorLock(new Cursor(s, rs.getLong(1), rs.getLong(2), rs.getString(3)), rs.getBoolean(4),
-                    rs.getBoolean(5));
+            return new CursorLock(new Cursor(s, row.getLong("epoch"), row.getLong("position"),
+                    row.getString("chain_digest")), row.getBoolean("rolled_back"), row.getBoolean("maintenance"));
         }
     }
 

@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.contracts.sql.ResultColumns;
+import com.acme.catalog.contracts.sql.UnnestColumns;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -30,6 +33,9 @@ class WriteKeys {
     private static final UnnestColumns<IdempotencyKey> KEY_COLUMNS = UnnestColumns.of(IdempotencyKey.class, "q")
             .text("identity", IdempotencyKey::identity)
             .text("idempotency_key", IdempotencyKey::value);
+
+    private static final ResultColumns FOUND_COLUMNS = ResultColumns.of("identity", "idempotency_key",
+            "request_sha256", "epoch", "first_position", "last_position", "transaction_id", "revision");
 
     /** The stored keys among the looked-up ones; read its rows with {@link #readFound}. */
     static final BoundSql<Lookup> FIND = BoundSql.<Lookup>builder()
@@ -84,15 +90,20 @@ class WriteKeys {
         Map<Scoped, Stored> found = new HashMap<>();
         jdbc.sql(FIND.sql()).params(FIND.params(new Lookup(stream, keys))).query(rs -> {
             readFound(rs, found);
+            return found;
         });
         return found;
     }
 
-    /** Adds the current row of a {@link #FIND} result to {@code found}. */
+    /** Adds the rows of a {@link #FIND} result to {@code found}. */
     static void readFound(ResultSet rs, Map<Scoped, Stored> found) throws SQLException {
-        found.put(new Scoped(rs.getString(1), rs.getString(2)), new Stored(rs.getString(3),
-                new WriteResult(rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getObject(7, UUID.class),
-                        rs.getInt(8))));
+        ResultColumns.Rows row = FOUND_COLUMNS.in(rs);
+        while (row.next()) {
+            found.put(new Scoped(row.getString("identity"), row.getString("idempotency_key")),
+                    new Stored(row.getString("request_sha256"), new WriteResult(row.getLong("epoch"),
+                            row.getLong("first_position"), row.getLong("last_position"),
+                            row.getObject("transaction_id", UUID.class), row.getInt("revision"))));
+        }
     }
 
     /** A key as the table tells keys apart within one stream and scope. */
