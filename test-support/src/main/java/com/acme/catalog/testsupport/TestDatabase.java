@@ -51,14 +51,6 @@ public final class TestDatabase implements AutoCloseable {
         return db;
     }
 
-    /**
-     * Why this JVM's tests run on the embedded PostgreSQL (nothing answered at the configured URL and no Docker
-     * engine runs), or empty when they run on a real server. Resolves the server if no database was created yet.
-     */
-    public static java.util.Optional<String> embeddedServerReason() {
-        return java.util.Optional.ofNullable(PostgresServer.get().embeddedBecause());
-    }
-
     public String name() {
         return name;
     }
