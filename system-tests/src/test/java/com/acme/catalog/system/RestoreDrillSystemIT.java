@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.acme.catalog.contracts.EventWire;
 import com.acme.catalog.testsupport.CuttableProxy;
+import com.acme.catalog.testsupport.NeedsPostgresTools;
 import com.acme.catalog.testsupport.TestDatabase;
 
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ import tools.jackson.databind.JsonNode;
  * old-epoch delivery is audited and ignored; an old-epoch catch-up request is 410 EPOCH_CHANGED. Prints the RTO
  * (restore done → the product serving the new epoch).
  */
+@NeedsPostgresTools
 class RestoreDrillSystemIT {
 
     private static final String T = "acme";
@@ -58,7 +60,7 @@ class RestoreDrillSystemIT {
     }
 
     private void drill(boolean afterLastMark) throws Exception {
-        try (TwoServices sys = new TwoServices(); CuttableProxy control = new CuttableProxy("127.0.0.1", 5432)) {
+        try (TwoServices sys = new TwoServices(); CuttableProxy control = proxyTo(sys.controlDb)) {
             String controlUrl = sys.controlDb.jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + control.port() + "/");
             Map<String, String> resolverEnv = Map.of("RELAY_ALLOWED_DELIVERY_URLS", sys.productUrl() + "/",
                     "CONTROL_DATASOURCE_URL", controlUrl,
@@ -275,6 +277,12 @@ class RestoreDrillSystemIT {
     private static JsonNode completeness(TwoServices sys) throws Exception {
         return sys.ok("GET", sys.productUrl() + "/v1/projection-completeness?tenant=" + T + "&catalog=" + C, "op",
                 null);
+    }
+
+    /** A proxy to the server the database is on (TEST_DATABASE_URL's, not always 127.0.0.1:5432). */
+    private static CuttableProxy proxyTo(TestDatabase db) throws Exception {
+        java.net.URI direct = java.net.URI.create(db.jdbcUrl().substring("jdbc:".length()));
+        return new CuttableProxy(direct.getHost(), direct.getPort() < 0 ? 5432 : direct.getPort());
     }
 
     /** {@code postgresql://user@host:port/name} for the PostgreSQL tools. */

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import com.acme.catalog.testsupport.NeedsPostgresTools;
+
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -29,6 +31,7 @@ import tools.jackson.databind.JsonNode;
  * operator's maintenance, 16 s in issue 31); no read after the product's maintenance-off is served from an epoch-1
  * generation (the product learns epoch 2 before maintenance goes off; before, for up to a sweep interval after it).
  */
+@NeedsPostgresTools
 class RollbackReadersSystemIT {
 
     private static final String T = "acme";

