@@ -1,17 +1,17 @@
 package com.acme.catalog.product.web;
 
+import static com.acme.catalog.testsupport.OpenApiDocuments.operation;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import com.acme.catalog.product.support.ProductIT;
 
+import com.acme.catalog.testsupport.OpenApiDocuments;
+
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -80,68 +80,9 @@ class OpenApiIT extends ProductIT {
      */
     @Test
     void theDocumentIsWrittenForTheLinterAndEveryOperationHasASummaryAndExamples() throws Exception {
-        String text = client(null).get().uri("/v3/api-docs").retrieve().body(String.class);
-        JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-        JsonNode doc = mapper.readTree(text);
-        Path out = Path.of("target", "openapi", "product-service.json");
-        Files.createDirectories(out.getParent());
-        Files.writeString(out, mapper.writeValueAsString(doc));
-
-        assertThat(text(doc.path("info").path("license").path("name"))).as("info.license").isNotBlank();
-        assertThat(doc.path("info").path("contact").isObject()).as("info.contact").isTrue();
-        assertThat(doc.path("servers").isEmpty()).as("servers").isFalse();
-        List<String> noSummary = new ArrayList<>();
-        List<String> noRequestExample = new ArrayList<>();
-        List<String> noAnswerExample = new ArrayList<>();
-        List<String> anyMedia = new ArrayList<>();
-        for (var path : doc.path("paths").properties()) {
-            for (var method : path.getValue().properties()) {
-                String endpoint = method.getKey().toUpperCase() + " " + path.getKey();
-                JsonNode op = method.getValue();
-                if (text(op.path("summary")).isBlank()) {
-                    noSummary.add(endpoint);
-                }
-                JsonNode json = op.path("requestBody").path("content").path("application/json");
-                if (!json.isMissingNode() && !hasExample(json)) {
-                    noRequestExample.add(endpoint);
-                }
-                for (var answer : op.path("responses").properties()) {
-                    JsonNode content = answer.getValue().path("content");
-                    for (var media : content.properties()) {
-                        if (media.getKey().equals("*/*")) {
-                            anyMedia.add(endpoint + " " + answer.getKey());
-                        }
-                        if (media.getKey().contains("json") && !hasExample(media.getValue())) {
-                            noAnswerExample.add(endpoint + " " + answer.getKey() + " " + media.getKey());
-                        }
-                    }
-                }
-            }
-        }
-        assertThat(noSummary).as("operations without a summary").isEmpty();
-        assertThat(noRequestExample).as("JSON request bodies without an example").isEmpty();
-        assertThat(noAnswerExample).as("JSON answers without an example").isEmpty();
-        assertThat(anyMedia).as("answers described as */* (the services answer JSON)").isEmpty();
-    }
-
-    private static String text(JsonNode node) {
-        return node.isString() ? node.stringValue() : "";
-    }
-
-    private static boolean hasExample(JsonNode media) {
-        return media.has("example") || !media.path("examples").isEmpty();
-    }
-
-    /** The operation for "METHOD /path", matching path variables by position whatever their names; null if none. */
-    static JsonNode operation(JsonNode doc, String endpoint) {
-        String method = endpoint.substring(0, endpoint.indexOf(' ')).toLowerCase();
-        String path = endpoint.substring(endpoint.indexOf(' ') + 1).replaceAll("\\{[^}]+}", "{}");
-        for (var e : doc.path("paths").properties()) {
-            if (e.getKey().replaceAll("\\{[^}]+}", "{}").equals(path) && e.getValue().has(method)) {
-                return e.getValue().get(method);
-            }
-        }
-        return null;
+        JsonNode doc = OpenApiDocuments.writeForTheLinter(
+                client(null).get().uri("/v3/api-docs").retrieve().body(String.class), "product-service");
+        OpenApiDocuments.assertReadable(doc);
     }
 
     static List<String> problemCodes(JsonNode op, String status) {
