@@ -49,6 +49,11 @@ public final class EmbeddedPostgresMain {
         for (String d : databases) {
             pg.ensureDatabase(d);
         }
+        // said before the URL file appears: whoever waits for the file finds the line already written
+        System.out.println("embedded PostgreSQL " + pg.version() + " on " + pg.baseUrl() + " (user postgres, trust"
+                + (databases.isEmpty() ? "" : "; databases " + String.join(", ", databases)) + "; server log "
+                + pg.log() + "); deleted when this process stops");
+        System.out.flush();
         Path written = urlFile;
         if (written != null) {
             Files.deleteIfExists(written);
@@ -56,9 +61,6 @@ public final class EmbeddedPostgresMain {
             Files.writeString(tmp, pg.baseUrl() + "\n");
             Files.move(tmp, written, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         }
-        System.out.println("embedded PostgreSQL " + pg.version() + " on " + pg.baseUrl() + " (user postgres, trust"
-                + (databases.isEmpty() ? "" : "; databases " + String.join(", ", databases)) + "; server log "
-                + pg.log() + "); deleted when this process stops");
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
