@@ -181,11 +181,13 @@ public class RebuildService {
     }
 
     /**
-     * @return the rebuild's progress (docs/rebuild.md "Progress"): live from its attempt when it runs or ran on this
-     *         instance, else the counts its row holds
+     * @return the rebuild's progress (docs/rebuild.md "Progress"): live from its attempt when it runs on this
+     *         instance or ended here, else the counts its row holds
      */
     com.acme.catalog.contracts.rebuild.RebuildView.Progress progress(Rebuild r) {
-        return progresses.of(r.rebuildId()).filter(p -> progresses.runs(r.rebuildId()) || p.phase() == r.phase())
+        // an ended attempt's figures only for a rebuild that ended there: a handed-over one's are stale
+        return progresses.of(r.rebuildId())
+                .filter(p -> progresses.runs(r.rebuildId()) || r.phase().isFinal() && p.phase() == r.phase())
                 .map(p -> p.view(progresses.lastCutover()))
                 .orElseGet(() -> RebuildProgress.fromRow(r));
     }
