@@ -25,6 +25,8 @@ final class Attempt {
     long target;
     long catchUpStartNanos;
     long caughtUpEvents;
+    /** What its steps report per COPY chunk and catch-up page ({@link RebuildProgresses} shows it). */
+    final RebuildProgress progress = new RebuildProgress(System::nanoTime);
 
     Attempt(UUID id, StreamId stream, WorkerFence fence) {
         this.id = id;

@@ -52,6 +52,7 @@ class CatchUpStep {
         long applyNanos = 0;
         boolean probed = false;
         GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(a.generation).orElseThrow());
+        a.progress.catchingUp(shadow.chainPosition());
         ExecutorService fetcher = Executors.newSingleThreadExecutor(DaemonThreads.named("rebuild-fetch"));
         try {
             Future<RetainedPages.PreparedPage> next = fetcher.submit(() -> pages.read(a, shadow.chainPosition(),
@@ -64,7 +65,9 @@ class CatchUpStep {
                 if (!last) {
                     next = fetcher.submit(() -> pages.read(a, page.page().through(), page.digestThrough()));
                 }
-                metrics.caughtUp(a, applyPage(a, page));
+                int applied = applyPage(a, page);
+                metrics.caughtUp(a, applied);
+                a.progress.page(page.page().through(), page.page().head(), applied);
                 waitNanos += t1 - t0;
                 applyNanos += System.nanoTime() - t1;
                 if (!probed) {

@@ -63,8 +63,8 @@ class ExportCopy {
 
     /**
      * Streams one object into generation {@code g}'s plain table; each CSV record gets {@code tail}, and
-     * {@code seen} sees it as stored. A current-state table's checksum must equal the manifest's
-     * {@code stateChecksum}.
+     * {@code seen} sees it as stored, {@code progress} is told each chunk's rows as it goes to the database. A
+     * current-state table's checksum must equal the manifest's {@code stateChecksum}.
      *
      * @return the object's row count
      * @throws ShadowLoader.LoadFailedException when the database refuses the rows or the object cannot be read, or
@@ -72,7 +72,7 @@ class ExportCopy {
      *                                          its cause)
      */
     long copy(ExportTable table, long g, String manifestKey, ExportManifest manifest, byte[] tail,
-            ExportObjectReader.RecordHandler seen) {
+            ExportObjectReader.RecordHandler seen, CopyProgress progress) {
         Connection c = DataSourceUtils.getConnection(dataSource);
         String columns = String.join(", ", manifest.object(table).columns())
                 + (table == ExportTable.revisions ? COPY_HISTORY_TAIL_COLUMNS : COPY_TAIL_COLUMNS);
@@ -82,17 +82,22 @@ class ExportCopy {
                     .copyIn("COPY " + target + " (" + columns + ") FROM STDIN WITH (FORMAT csv, FREEZE)");
             ByteArrayOutputStream buffer = new ByteArrayOutputStream(1 << 17);
             TableChecksum sum;
+            long[] pending = new long[1];
             try {
                 // each record as the export stored it (PostgreSQL's own CSV), the tail's columns appended
                 sum = ExportObjectReader.readRecords(store, manifestKey, manifest.object(table), (record, length) -> {
                     seen.record(record, length);
                     buffer.write(record, 0, length);
                     buffer.write(tail, 0, tail.length);
+                    pending[0]++;
                     if (buffer.size() >= 1 << 16) {
                         flush(in, buffer);
+                        progress.rowsCopied(pending[0]);
+                        pending[0] = 0;
                     }
                 });
                 flush(in, buffer);
+                progress.rowsCopied(pending[0]);
                 in.endCopy();
             } finally {
                 if (in.isActive()) {

@@ -37,9 +37,10 @@ class LoadShadowStep {
 
     void loadShadow(Attempt a, AwaitExportStep.ReadyExport export) {
         long loadStart = System.nanoTime();
+        a.progress.loading(export.manifest());
         ShadowLoader.Loaded loaded = tx.execute(s -> {
             ShadowLoader.Loaded l = loader.load(a.stream, export.manifestKey(), export.manifest(),
-                    rows -> rebuilds.loadedRows(a.id, rows), g -> a.generation = g);
+                    rows -> rebuilds.loadedRows(a.id, rows), g -> a.generation = g, a.progress);
             probe.reached(RebuildPhase.LOADING);
             leases.requireHeld(a.fence);
             return l;

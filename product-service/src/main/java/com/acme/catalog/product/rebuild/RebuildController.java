@@ -83,6 +83,7 @@ class RebuildController {
                 stepMillis, r.error() == null || retry == null ? null : retry.errorCode(),
                 waiting ? Boolean.TRUE : retry == null || retry.retryCode() == null ? null : Boolean.FALSE,
                 retry == null ? null : retry.retryCode(), retry == null ? null : retry.retryReason(),
-                waiting ? retry.nextRetryAt() : null, retry == null ? null : retry.retrySince(), budgetEnds);
+                waiting ? retry.nextRetryAt() : null, retry == null ? null : retry.retrySince(), budgetEnds,
+                service.progress(r));
     }
 }

@@ -41,6 +41,7 @@ class RebuildLedger {
 
     void phase(Attempt a, RebuildPhase phase) {
         rebuilds.phase(a.id, phase);
+        a.progress.phase(phase);
         metrics.phase(a.stream, phase);
     }
 

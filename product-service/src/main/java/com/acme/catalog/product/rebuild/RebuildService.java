@@ -57,11 +57,13 @@ public class RebuildService {
     private final RebuildSteps steps;
     private final RebuildProperties properties;
     private final RunningRebuilds running;
+    private final RebuildProgresses progresses;
     private volatile boolean stopping;
 
     RebuildService(RebuildRepository rebuilds, RebuildLedger ledger, WorkerLeases leases, RebuildSteps steps,
-            RebuildProperties properties) {
+            RebuildProperties properties, RebuildProgresses progresses) {
         this.rebuilds = rebuilds;
+        this.progresses = progresses;
         this.ledger = ledger;
         this.leases = leases;
         this.steps = steps;
@@ -178,6 +180,18 @@ public class RebuildService {
         return properties.retryBudget();
     }
 
+    /**
+     * @return the rebuild's progress (docs/rebuild.md "Progress"): live from its attempt when it runs on this
+     *         instance or ended here, else the counts its row holds
+     */
+    com.acme.catalog.contracts.rebuild.RebuildView.Progress progress(Rebuild r) {
+        // an ended attempt's figures only for a rebuild that ended there: a handed-over one's are stale
+        return progresses.of(r.rebuildId())
+                .filter(p -> progresses.runs(r.rebuildId()) || r.phase().isFinal() && p.phase() == r.phase())
+                .map(p -> p.view(progresses.lastCutover()))
+                .orElseGet(() -> RebuildProgress.fromRow(r));
+    }
+
     /** @return the rebuild's phase and step durations */
     Optional<RebuildRepository.Timings> timings(UUID id) {
         return rebuilds.timings(id);
@@ -239,6 +253,14 @@ public class RebuildService {
      * between two attempts it waits (the row says why and until when).
      */
     private void run(UUID id, StreamId stream) {
+        try {
+            runAttempts(id, stream);
+        } finally {
+            progresses.ended(id);
+        }
+    }
+
+    private void runAttempts(UUID id, StreamId stream) {
         int attempt = rebuilds.find(id).map(Rebuild::attempt).orElse(1);
         for (;; attempt++) {
             Optional<WorkerFence> fence = stopping ? Optional.empty() : leases.hold(stream);
@@ -250,6 +272,7 @@ public class RebuildService {
             ledger.worker(id, fence.get());
             Attempt a = new Attempt(id, stream, fence.get());
             running.attempt(a);
+            progresses.track(a);
             RestartPolicy.Failure why;
             try {
                 runSteps(a);
@@ -335,7 +358,10 @@ public class RebuildService {
         ledger.phase(a, RebuildPhase.CATCHING_UP);
         steps.catchUp().catchUp(a);
         ledger.phase(a, RebuildPhase.CUTTING_OVER);
-        steps.retire().retire(a, steps.cutover().cutover(a));
+        long cutoverStart = System.nanoTime();
+        Optional<Long> old = steps.cutover().cutover(a);
+        progresses.cutoverTook(Duration.ofNanos(System.nanoTime() - cutoverStart));
+        steps.retire().retire(a, old);
     }
 
     /** Thrown by the controller for a rebuild id it does not know. */

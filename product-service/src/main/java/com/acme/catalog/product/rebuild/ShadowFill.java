@@ -56,8 +56,9 @@ class ShadowFill {
      *
      * @return the rows loaded from the export's objects
      */
-    long fill(long g, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded, Map<String, Long> steps) {
-        return new Run(g, manifestKey, manifest, rowsLoaded, steps).run();
+    long fill(long g, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded, Map<String, Long> steps,
+            CopyProgress progress) {
+        return new Run(g, manifestKey, manifest, rowsLoaded, steps, progress).run();
     }
 
     /** One fill: its two connections' work and what each waits for. */
@@ -67,6 +68,7 @@ class ShadowFill {
         final ExportManifest manifest;
         final LongConsumer rowsLoaded;
         final Map<String, Long> steps;
+        final CopyProgress progress;
         final AtomicLong rows = new AtomicLong();
         final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
         final CompletableFuture<Void> itemsCopied = new CompletableFuture<>();
@@ -81,7 +83,9 @@ class ShadowFill {
         final ReleasePositions releasePositions = new ReleasePositions(jdbc);
         volatile long copiedAt;
 
-        Run(long g, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded, Map<String, Long> steps) {
+        Run(long g, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded, Map<String, Long> steps,
+                CopyProgress progress) {
+            this.progress = progress;
             this.g = g;
             this.manifestKey = manifestKey;
             this.manifest = manifest;
@@ -132,7 +136,8 @@ class ShadowFill {
         private void itemsChain() {
             inTx(() -> {
                 tables.createTable(g, "item");
-                loaded(copier.copy(ExportTable.items, g, manifestKey, manifest, tail, (record, length) -> { }));
+                loaded(copier.copy(ExportTable.items, g, manifestKey, manifest, tail, (record, length) -> { },
+                        progress));
                 tables.analyze(g, "item");
             });
             rowsLoaded.accept(rows.get());
@@ -140,7 +145,8 @@ class ShadowFill {
             long h0 = System.nanoTime();
             inTx(() -> {
                 tables.createTable(g, "aggregate_revision");
-                loaded(copier.copy(ExportTable.revisions, g, manifestKey, manifest, historyTail, releasePositions));
+                loaded(copier.copy(ExportTable.revisions, g, manifestKey, manifest, historyTail, releasePositions,
+                        progress));
             });
             steps.put("history", (System.nanoTime() - h0) / 1_000_000);
             rowsLoaded.accept(rows.get());
@@ -163,7 +169,7 @@ class ShadowFill {
             inTx(() -> {
                 for (ExportTable table : List.of(ExportTable.mappings, ExportTable.policies, ExportTable.releases)) {
                     tables.createTable(g, ExportCopy.partitionOf(table));
-                    loaded(copier.copy(table, g, manifestKey, manifest, tail, (record, length) -> { }));
+                    loaded(copier.copy(table, g, manifestKey, manifest, tail, (record, length) -> { }, progress));
                 }
                 for (String table : List.of("release_item", "public_item", "inbox", "held_event")) {
                     tables.createTable(g, table);
@@ -189,6 +195,7 @@ class ShadowFill {
             if (copiedAt == 0 && itemsCopied.isDone() && historyCopied.isDone() && smallCopied.isDone()) {
                 copiedAt = System.nanoTime();
                 steps.put("copy", (copiedAt - startedAt) / 1_000_000);
+                progress.copied();
             }
         }
 

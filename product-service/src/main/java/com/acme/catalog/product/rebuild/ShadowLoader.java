@@ -84,13 +84,22 @@ class ShadowLoader {
      */
     Loaded load(StreamId stream, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded,
             LongConsumer created) {
+        return load(stream, manifestKey, manifest, rowsLoaded, created, CopyProgress.NONE);
+    }
+
+    /**
+     * {@link #load(StreamId, String, ExportManifest, LongConsumer, LongConsumer)}, telling {@code progress} the rows
+     * of each COPY chunk and when every object is copied.
+     */
+    Loaded load(StreamId stream, String manifestKey, ExportManifest manifest, LongConsumer rowsLoaded,
+            LongConsumer created, CopyProgress progress) {
         long t0 = System.nanoTime();
         long g = newTx.execute(s -> tables.insertGeneration(stream, manifest.epoch()));
         created.accept(g);
         Map<String, Long> steps = new ConcurrentHashMap<>();
         long rows;
         try {
-            rows = fill.fill(g, manifestKey, manifest, rowsLoaded, steps);
+            rows = fill.fill(g, manifestKey, manifest, rowsLoaded, steps, progress);
         } catch (RuntimeException e) {
             discard(g);
             throw e;

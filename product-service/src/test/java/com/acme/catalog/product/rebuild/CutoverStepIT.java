@@ -78,6 +78,8 @@ class CutoverStepIT {
     @Autowired
     CutoverStep cutover;
     @Autowired
+    CatchUpStep catchUp;
+    @Autowired
     WorkerLeases leases;
 
     /** e1: item a rev 1; e2: PUBLIC release of a rev 1; e3: item a rev 2 (depends on rev 1). */
@@ -104,6 +106,24 @@ class CutoverStepIT {
         assertThat(appliedPosition(a.generation)).isEqualTo(3);
         assertThat(a.cutOver).isTrue();
         assertThat(a.target).isEqualTo(3);
+    }
+
+    @Test
+    void theCatchUpReportsItsEventsAndTheResolversHeadPerPage() throws Exception {
+        StreamId s = new StreamId("acme", "catch-up-progress");
+        List<ChainWriter.Event> events = history(s);
+        RESOLVER.serve(s, events);
+        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+        a.keeper = org.mockito.Mockito.mock(LeaseKeeper.class);
+        a.progress.phase(RebuildPhase.CATCHING_UP);
+
+        catchUp.catchUp(a);
+
+        com.acme.catalog.contracts.rebuild.RebuildView.Count count = a.progress.catchUp();
+        assertThat(count.done()).isEqualTo(3);
+        assertThat(count.total()).isEqualTo(3);
+        assertThat(count.eta()).isEqualTo("PT0S");
+        assertThat(a.progress.head()).isEqualTo(3);
     }
 
     @Test

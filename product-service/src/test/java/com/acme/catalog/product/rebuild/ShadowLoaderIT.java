@@ -116,6 +116,33 @@ class ShadowLoaderIT extends ProductIT {
     }
 
     @Test
+    void reportsTheRowsOfEachCopyChunkAndWhenEveryObjectIsCopied() throws Exception {
+        String key = export("chunks-" + UUID.randomUUID(), 2_000, false);
+        ExportManifest manifest = manifest(key);
+        List<Long> chunks = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicLong copiedAt = new AtomicLong(-1);
+
+        ShadowLoader.Loaded loaded = loader.load(STREAM, key, manifest, rows -> { }, g -> { }, new CopyProgress() {
+            @Override
+            public void rowsCopied(long n) {
+                chunks.add(n);
+            }
+
+            @Override
+            public void copied() {
+                assertThat(copiedAt.getAndSet(chunks.stream().mapToLong(Long::longValue).sum())).isEqualTo(-1);
+            }
+        });
+
+        long manifestRows = manifest.objects().stream().mapToLong(ManifestObject::rows).sum();
+        assertThat(loaded.rows()).isEqualTo(manifestRows);
+        assertThat(chunks.stream().mapToLong(Long::longValue).sum()).isEqualTo(manifestRows);
+        assertThat(copiedAt.get()).as("told once, after every row").isEqualTo(manifestRows);
+        assertThat(chunks.stream().filter(n -> n > 0).count()).as("per 64 KiB chunk, not per row nor per table")
+                .isGreaterThan(ExportTable.values().length).isLessThan(manifestRows / 10);
+    }
+
+    @Test
     void aCorruptObjectLeavesNothingBehind() throws Exception {
         String key = export("bad-" + UUID.randomUUID(), 50, true);
         ExportManifest manifest = manifest(key);

@@ -38,6 +38,21 @@ class RebuildRecordsTest {
     }
 
     @Test
+    void progressIsAddedAtTheEndAndLeavesOutWhatIsNotKnown() {
+        RebuildView.Progress progress = new RebuildView.Progress("LOADING", "rows", 40L, 100L, 20.0, "PT3S", null,
+                new RebuildView.Count("rows", 40, 100L, 20.0, "PT3S"), null, null,
+                java.time.Instant.parse("2026-11-30T10:05:00Z"), true);
+        assertThat(JSON.writeValueAsString(new RebuildView(ID, "acme", "shoes", "LOADING", 1, 0, null, 5, 0, null,
+                null, null, null, null, null, null, null, null, null, progress))).isEqualTo("{\"rebuildId\":\"" + ID
+                        + "\",\"tenant\":\"acme\",\"catalog\":\"shoes\",\"phase\":\"LOADING\",\"attempt\":1,"
+                        + "\"cursor\":0,\"target\":null,\"loadedRows\":5,\"appliedEvents\":0,"
+                        + "\"progress\":{\"phase\":\"LOADING\",\"unit\":\"rows\",\"done\":40,\"total\":100,"
+                        + "\"ratePerSecond\":20.0,\"phaseEta\":\"PT3S\",\"load\":{\"unit\":\"rows\",\"done\":40,"
+                        + "\"total\":100,\"ratePerSecond\":20.0,\"eta\":\"PT3S\"},"
+                        + "\"asOf\":\"2026-11-30T10:05:00Z\",\"live\":true}}");
+    }
+
+    @Test
     void aRequestNeedsTwoStringsThatNameAStream() {
         assertThat(StrictJson.bind(JSON.readTree("{\"tenant\":\"acme\",\"catalog\":\"shoes\"}"),
                 RebuildRequest.class, "").stream().toString()).isEqualTo("acme/shoes");
