@@ -77,6 +77,13 @@ final class Faults {
     record Planned(Kind kind, long pauseMs, long durationMs, int target) {
     }
 
+    /** When a planned fault was being injected (its outage included), for judging writes left unknown. */
+    record Window(Kind kind, long startNanos, long endNanos) {
+    }
+
+    /** every planned fault's window, in order */
+    final List<Window> windows = Collections.synchronizedList(new ArrayList<>());
+
     private final Cluster cluster;
     private final History history;
     private final Ops ops;
@@ -199,8 +206,12 @@ final class Faults {
         for (Planned p : plan) {
             Thread.sleep(p.pauseMs());
             long t0 = System.nanoTime();
-            inject(p);
-            lastFaultEndNanos = System.nanoTime();
+            try {
+                inject(p);
+            } finally {
+                lastFaultEndNanos = System.nanoTime();
+                windows.add(new Window(p.kind(), t0, lastFaultEndNanos));
+            }
             injected.merge(p.kind(), 1, Integer::sum);
             String line = String.format("%s target=%d duration=%dms took=%dms", p.kind(), p.target(),
                     p.durationMs(), (System.nanoTime() - t0) / 1_000_000);
