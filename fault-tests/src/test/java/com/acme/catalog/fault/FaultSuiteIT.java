@@ -293,6 +293,8 @@ class FaultSuiteIT {
         summary.put("operations", operations);
         summary.put("faultLog", faults.log);
         summary.put("heads", checker.heads);
+        summary.put("rotations", faults.rotations);
+        summary.put("epochs", checker.epochHeads);
         summary.put("convergenceMsAfterLastFault", quiet.convergenceMs());
         summary.put("violations", violations);
         String json = Cluster.JSON.writeValueAsString(summary);

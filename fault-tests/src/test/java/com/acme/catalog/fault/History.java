@@ -39,6 +39,8 @@ final class History {
         volatile String reason;
         volatile long firstPosition;
         volatile long lastPosition;
+        /** the epoch of the answered positions */
+        volatile long epoch;
         /** the {@code Idempotency-Key} every attempt of this write sends */
         final String key = java.util.UUID.randomUUID().toString();
         /** attempts sent (1 when the first answer was definite) */
@@ -59,7 +61,7 @@ final class History {
         @Override
         public String toString() {
             return "op " + id + " " + kind + " on " + catalog + " " + outcome + " (" + status + " " + detail
-                    + ") positions " + firstPosition + ".." + lastPosition + " markers " + markers + " key " + key
+                    + ") positions e" + epoch + ":" + firstPosition + ".." + lastPosition + " markers " + markers + " key " + key
                     + " attempts " + attemptLog;
         }
     }

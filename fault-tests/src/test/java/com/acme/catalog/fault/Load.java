@@ -122,6 +122,7 @@ final class Load {
                     + (expected == null ? "" : ",\"expectedRevision\":" + expected) + "}";
             JsonNode r = send(op, "PUT", "/v1/streams/" + Cluster.TENANT + "/" + c + "/items/" + item, body);
             if (op.outcome == Outcome.OK) {
+                op.epoch = r.path("epoch").longValue();
                 op.firstPosition = op.lastPosition = r.path("position").longValue();
                 known.put(item, r.path("revision").intValue());
             } else if (op.outcome == Outcome.UNKNOWN) {
@@ -160,6 +161,7 @@ final class Load {
             JsonNode r = send(op, "POST", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/transactions",
                     b.toString());
             if (op.outcome == Outcome.OK) {
+                op.epoch = r.path("epoch").longValue();
                 op.firstPosition = r.path("firstPosition").longValue();
                 op.lastPosition = r.path("lastPosition").longValue();
             }
@@ -181,6 +183,7 @@ final class Load {
             JsonNode r = send(op, "PUT", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/releases/"
                     + op.markers.get(0), body);
             if (op.outcome == Outcome.OK) {
+                op.epoch = r.path("epoch").longValue();
                 op.firstPosition = op.lastPosition = r.path("position").longValue();
             }
         }
