@@ -32,6 +32,11 @@ final class Load {
     private final long seed;
     /** how long a write whose outcome is unknown is retried with its key ({@code -Dfault.retrySeconds}, 180) */
     final long retryMs = Long.getLong("fault.retrySeconds", 180) * 1000;
+    /**
+     * Planted-bug switch for showing that the checker fails (docs/spk-05.md): {@code -Dfault.plant=no-key} retries
+     * without the key, so a retried write whose first attempt committed is applied twice.
+     */
+    private static final boolean NO_KEY = "no-key".equals(System.getProperty("fault.plant", ""));
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
 
@@ -235,10 +240,13 @@ final class Load {
         /** One attempt; sets the op's status, detail and reason to its own. */
         private Attempt attempt(Op op, int target, String method, String path, String body)
                 throws InterruptedException {
-            HttpRequest req = HttpRequest.newBuilder(URI.create(cluster.resolverUrl(target) + path))
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(cluster.resolverUrl(target) + path))
                     .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                    .header("Authorization", "Bearer w").header("Idempotency-Key", op.key)
-                    .method(method, HttpRequest.BodyPublishers.ofString(body)).build();
+                    .header("Authorization", "Bearer w");
+            if (!NO_KEY) {
+                b.header("Idempotency-Key", op.key);
+            }
+            HttpRequest req = b.method(method, HttpRequest.BodyPublishers.ofString(body)).build();
             try {
                 HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
                 op.status = res.statusCode();
