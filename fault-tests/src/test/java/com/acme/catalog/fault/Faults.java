@@ -383,6 +383,8 @@ final class Faults {
                     + "/v1/admin/maintenance", "op", "{\"enabled\":true}"));
             step("resolver maintenance on", i, k -> cluster.call("POST", cluster.resolverUrl(k)
                     + "/v1/admin/maintenance", "op", "{\"enabled\":true}"));
+            // the operator's steps take a while: writers meet 503 MAINTENANCE and must retry after the window
+            Thread.sleep(p.durationMs() / 4);
             long epoch = before;
             long deadline = System.nanoTime() + 120_000_000_000L;
             for (int k = i; epoch <= before && System.nanoTime() < deadline; k = 1 - k) {
