@@ -22,11 +22,13 @@ import tools.jackson.databind.JsonNode;
  * (the resolver's outbox and cursor, the product's inbox and serving generation) and the services' checksums, and
  * lists every violation:
  * <ul>
- *   <li>per stream, committed positions are exactly 1..W and the chain recomputed from the stored wire matches
- *       every row and the cursor;</li>
- *   <li>every OK write is present exactly once at the positions it was answered, no FAILED write is present, an
- *       UNKNOWN one at most once and all or nothing of it; nothing is present that no client wrote;</li>
- *   <li>the product's serving generation processed exactly start+1..W, each with the resolver's chain digest, holds
+ *   <li>per (stream, epoch), committed positions are exactly 1..W, none seen twice, and the chain recomputed from
+ *       d0 over the stored wire matches every row and that epoch's cursor row;</li>
+ *   <li>every OK write is present exactly once, over all epochs, at the epoch and positions it was answered (a
+ *       keyed retry answers the first result), no FAILED write is present, an UNKNOWN one at most once and all or
+ *       nothing of it; nothing is present that no client wrote;</li>
+ *   <li>every write's outcome is known in the end, retried with its key ({@link #checkRetries});</li>
+ *   <li>the product's serving generation is of the resolver's open epoch and processed exactly start+1..W, each with the resolver's chain digest, holds
  *       nothing, and its applied position and the consumer's durable progress are W;</li>
  *   <li>both product instances' projection checksums equal both resolver instances' state checksums under
  *       accepted-state-v1 and public-view-v1;</li>
