@@ -22,11 +22,13 @@ import tools.jackson.databind.JsonNode;
  * (the resolver's outbox and cursor, the product's inbox and serving generation) and the services' checksums, and
  * lists every violation:
  * <ul>
- *   <li>per stream, committed positions are exactly 1..W and the chain recomputed from the stored wire matches
- *       every row and the cursor;</li>
- *   <li>every OK write is present exactly once at the positions it was answered, no FAILED write is present, an
- *       UNKNOWN one at most once and all or nothing of it; nothing is present that no client wrote;</li>
- *   <li>the product's serving generation processed exactly start+1..W, each with the resolver's chain digest, holds
+ *   <li>per (stream, epoch), committed positions are exactly 1..W, none seen twice, and the chain recomputed from
+ *       d0 over the stored wire matches every row and that epoch's cursor row;</li>
+ *   <li>every OK write is present exactly once, over all epochs, at the epoch and positions it was answered (a
+ *       keyed retry answers the first result), no FAILED write is present, an UNKNOWN one at most once and all or
+ *       nothing of it; nothing is present that no client wrote;</li>
+ *   <li>every write's outcome is known in the end, retried with its key ({@link #checkRetries});</li>
+ *   <li>the product's serving generation is of the resolver's open epoch and processed exactly start+1..W, each with the resolver's chain digest, holds
  *       nothing, and its applied position and the consumer's durable progress are W;</li>
  *   <li>both product instances' projection checksums equal both resolver instances' state checksums under
  *       accepted-state-v1 and public-view-v1;</li>
@@ -44,6 +46,10 @@ final class Checker {
     private final Cluster cluster;
     private final List<String> violations = new ArrayList<>();
     final Map<String, Long> heads = new HashMap<>();
+    /** per stream, the epoch of its open cursor */
+    final Map<String, Long> openEpochs = new HashMap<>();
+    /** per stream, every epoch's last position (the summary's {@code epochs}) */
+    final Map<String, Map<Long, Long>> epochHeads = new java.util.TreeMap<>();
     /** Planted-bug switch for showing that the checker fails (docs/spk-05.md): -Dfault.plant=skip-chain. */
     private final String plant = System.getProperty("fault.plant", "");
 
@@ -79,7 +85,7 @@ final class Checker {
     }
 
     void check(History history) throws Exception {
-        Map<String, Map<String, List<Long>>> markers = new HashMap<>();
+        Map<String, Map<String, List<At>>> markers = new HashMap<>();
         for (String c : cluster.catalogs) {
             markers.put(c, checkStream(c));
         }
@@ -96,8 +102,10 @@ final class Checker {
 
     private long durable(String c) throws Exception {
         try (Connection conn = cluster.pg.connect("resolver"); PreparedStatement s = conn.prepareStatement("""
-                SELECT coalesce(max(durable_position), -1) FROM resolver.retention_consumer
-                 WHERE consumer_id = 'product-1' AND tenant = ? AND catalog = ?
+                SELECT coalesce(max(r.durable_position), -1) FROM resolver.retention_consumer r
+                  JOIN resolver.stream_cursor k ON k.tenant = r.tenant AND k.catalog = r.catalog
+                       AND k.epoch = r.epoch AND k.fenced_at IS NULL
+                 WHERE r.consumer_id = 'product-1' AND r.tenant = ? AND r.catalog = ?
                 """)) {
             s.setString(1, Cluster.TENANT);
             s.setString(2, c);
@@ -108,90 +116,126 @@ final class Checker {
         }
     }
 
-    /** Positions 1..W, the chain, the cursor; returns marker → positions found in the wire. */
-    private Map<String, List<Long>> checkStream(String c) throws Exception {
-        Map<String, List<Long>> found = new HashMap<>();
+    /** Where a change was found in the wire: its epoch and position. */
+    record At(long epoch, long position) {
+        @Override
+        public String toString() {
+            return "e" + epoch + ":" + position;
+        }
+    }
+
+    /**
+     * Per epoch of the stream (every cursor row, fenced or open): positions exactly 1..W of that epoch, no position
+     * seen twice (with two contents or even one), the chain recomputed from d0 over the stored wire matches every row
+     * and the epoch's cursor row. Returns marker → where it was found, over every epoch.
+     */
+    private Map<String, List<At>> checkStream(String c) throws Exception {
+        Map<String, List<At>> found = new HashMap<>();
+        Map<Long, Long> byEpoch = new java.util.TreeMap<>();
         try (Connection conn = cluster.pg.connect("resolver")) {
-            long epoch;
-            long cursorPosition;
-            String cursorDigest;
+            List<Object[]> cursors = new ArrayList<>();
             try (PreparedStatement s = conn.prepareStatement("""
-                    SELECT epoch, position, chain_digest FROM resolver.stream_cursor
-                     WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
+                    SELECT epoch, position, chain_digest, fenced_at IS NULL FROM resolver.stream_cursor
+                     WHERE tenant = ? AND catalog = ? ORDER BY epoch
                     """)) {
                 s.setString(1, Cluster.TENANT);
                 s.setString(2, c);
                 try (ResultSet rs = s.executeQuery()) {
-                    if (!rs.next()) {
-                        violations.add(c + ": no open cursor");
-                        return found;
-                    }
-                    epoch = rs.getLong(1);
-                    cursorPosition = rs.getLong(2);
-                    cursorDigest = rs.getString(3);
-                }
-            }
-            heads.put(c, cursorPosition);
-            String digest = ChainDigest.ZERO;
-            long expected = 1;
-            // the rows pruned during the run are in the pruning audit (Cluster.installPruneAudit), wire and all
-            try (PreparedStatement s = conn.prepareStatement("""
-                    SELECT position, wire, chain_digest FROM resolver.outbox
-                     WHERE tenant = ? AND catalog = ? AND epoch = ?
-                    UNION ALL
-                    SELECT position, wire, chain_digest FROM fault_audit.pruned
-                     WHERE tenant = ? AND catalog = ? AND epoch = ?
-                     ORDER BY position
-                    """)) {
-                for (int k = 0; k < 2; k++) {
-                    s.setString(3 * k + 1, Cluster.TENANT);
-                    s.setString(3 * k + 2, c);
-                    s.setLong(3 * k + 3, epoch);
-                }
-                try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
-                        long position = rs.getLong(1);
-                        String wire = rs.getString(2);
-                        if (position != expected) {
-                            violations.add(c + ": position " + position + " where " + expected + " was expected");
-                            expected = position;
-                        }
-                        digest = ChainDigest.next(digest, wire);
-                        if (!plant.equals("skip-chain") && !digest.equals(rs.getString(3))) {
-                            violations.add(c + ": chain digest at " + position + " does not recompute from wire");
-                            digest = rs.getString(3);
-                        }
-                        JsonNode event = Cluster.JSON.readTree(wire);
-                        JsonNode op = event.path("payload").path("attributes").path("op");
-                        String marker = "release".equals(event.path("aggregateType").stringValue())
-                                ? event.path("aggregateId").stringValue()
-                                : op.isString() ? op.stringValue() : null;
-                        if (marker != null) {
-                            found.computeIfAbsent(marker, k -> new ArrayList<>()).add(position);
-                        }
-                        expected++;
+                        cursors.add(new Object[] {rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getBoolean(4)});
                     }
                 }
             }
-            if (expected - 1 != cursorPosition) {
-                violations.add(c + ": outbox ends at " + (expected - 1) + ", cursor at " + cursorPosition);
+            if (cursors.stream().noneMatch(k -> (Boolean) k[3])) {
+                violations.add(c + ": no open cursor");
             }
-            if (!digest.equals(cursorDigest)) {
-                violations.add(c + ": cursor digest differs from the last row's");
+            for (Object[] k : cursors) {
+                long epoch = (Long) k[0];
+                long cursorPosition = (Long) k[1];
+                if ((Boolean) k[3]) {
+                    heads.put(c, cursorPosition);
+                    openEpochs.put(c, epoch);
+                }
+                byEpoch.put(epoch, cursorPosition);
+                checkEpoch(conn, c, epoch, cursorPosition, (String) k[2], found);
             }
         }
+        epochHeads.put(c, byEpoch);
         return found;
     }
 
-    private void checkOps(History history, Map<String, Map<String, List<Long>>> markers) {
+    /** One (stream, epoch): gapless from 1, one content per position, the chain from d0, the cursor row at its end. */
+    private void checkEpoch(Connection conn, String c, long epoch, long cursorPosition, String cursorDigest,
+            Map<String, List<At>> found) throws Exception {
+        String where = c + " epoch " + epoch;
+        String digest = ChainDigest.ZERO;
+        long expected = 1;
+        long previous = 0;
+        // the rows pruned during the run are in the pruning audit (Cluster.installPruneAudit), wire and all
+        try (PreparedStatement s = conn.prepareStatement("""
+                SELECT position, wire, chain_digest FROM resolver.outbox
+                 WHERE tenant = ? AND catalog = ? AND epoch = ?
+                UNION ALL
+                SELECT position, wire, chain_digest FROM fault_audit.pruned
+                 WHERE tenant = ? AND catalog = ? AND epoch = ?
+                 ORDER BY position
+                """)) {
+            for (int k = 0; k < 2; k++) {
+                s.setString(3 * k + 1, Cluster.TENANT);
+                s.setString(3 * k + 2, c);
+                s.setLong(3 * k + 3, epoch);
+            }
+            String previousWire = null;
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    long position = rs.getLong(1);
+                    String wire = rs.getString(2);
+                    if (position == previous) {
+                        violations.add(where + ": position " + position + " seen twice, "
+                                + (wire.equals(previousWire) ? "with one content" : "with two contents"));
+                        continue;
+                    }
+                    if (position != expected) {
+                        violations.add(where + ": position " + position + " where " + expected + " was expected");
+                        expected = position;
+                    }
+                    digest = ChainDigest.next(digest, wire);
+                    if (!plant.equals("skip-chain") && !digest.equals(rs.getString(3))) {
+                        violations.add(where + ": chain digest at " + position + " does not recompute from wire");
+                        digest = rs.getString(3);
+                    }
+                    JsonNode event = Cluster.JSON.readTree(wire);
+                    JsonNode op = event.path("payload").path("attributes").path("op");
+                    String marker = "release".equals(event.path("aggregateType").stringValue())
+                            ? event.path("aggregateId").stringValue()
+                            : op.isString() ? op.stringValue() : null;
+                    if (marker != null) {
+                        found.computeIfAbsent(marker, m -> new ArrayList<>()).add(new At(epoch, position));
+                    }
+                    previous = position;
+                    previousWire = wire;
+                    expected++;
+                }
+            }
+        }
+        if (expected - 1 != cursorPosition) {
+            violations.add(where + ": outbox ends at " + (expected - 1) + ", cursor at " + cursorPosition);
+        }
+        if (!digest.equals(cursorDigest)) {
+            violations.add(where + ": cursor digest differs from the last row's");
+        }
+    }
+
+    private void checkOps(History history, Map<String, Map<String, List<At>>> markers) {
         Map<String, Set<String>> written = new HashMap<>();
         for (Op op : history.ops) {
-            Map<String, List<Long>> found = markers.get(op.catalog);
+            Map<String, List<At>> found = markers.get(op.catalog);
             written.computeIfAbsent(op.catalog, k -> new HashSet<>()).addAll(op.markers);
             int present = 0;
             for (String m : op.markers) {
-                List<Long> at = found.getOrDefault(m, List.of());
+                List<At> at = found.getOrDefault(m, List.of());
                 if (at.size() > 1) {
+                    // one key, one marker set: its content at two positions is a duplicate application
                     violations.add(op + ": marker " + m + " committed " + at.size() + " times at " + at);
                 }
                 present += at.isEmpty() ? 0 : 1;
@@ -204,10 +248,10 @@ final class Checker {
                             + op.markers.size() + " changes are missing");
                 } else {
                     for (int j = 0; j < op.markers.size(); j++) {
-                        long at = found.get(op.markers.get(j)).get(0);
-                        if (at != op.firstPosition + j) {
-                            violations.add(op + ": change " + j + " at " + at + ", answered "
-                                    + (op.firstPosition + j));
+                        At at = found.get(op.markers.get(j)).get(0);
+                        At answered = new At(op.epoch, op.firstPosition + j);
+                        if (!at.equals(answered)) {
+                            violations.add(op + ": change " + j + " at " + at + ", answered " + answered);
                         }
                     }
                     if (op.lastPosition != op.firstPosition + op.markers.size() - 1) {
@@ -220,7 +264,7 @@ final class Checker {
                 violations.add(op + ": half committed (" + present + " of " + op.markers.size() + ")");
             }
         }
-        for (Map.Entry<String, Map<String, List<Long>>> e : markers.entrySet()) {
+        for (Map.Entry<String, Map<String, List<At>>> e : markers.entrySet()) {
             for (String m : e.getValue().keySet()) {
                 if (!written.getOrDefault(e.getKey(), Set.of()).contains(m)) {
                     violations.add(e.getKey() + ": " + m + " committed, but no client wrote it");
@@ -253,8 +297,10 @@ final class Checker {
             long generation;
             long start;
             long applied;
+            long servedEpoch;
             try (PreparedStatement s = conn.prepareStatement("""
-                    SELECT g.generation_id, g.start_position, g.applied_position FROM product.serving_generation sg
+                    SELECT g.generation_id, g.start_position, g.applied_position, g.epoch
+                      FROM product.serving_generation sg
                       JOIN product.generation g ON g.generation_id = sg.generation_id
                      WHERE sg.tenant = ? AND sg.catalog = ?
                     """)) {
@@ -268,7 +314,12 @@ final class Checker {
                     generation = rs.getLong(1);
                     start = rs.getLong(2);
                     applied = rs.getLong(3);
+                    servedEpoch = rs.getLong(4);
                 }
+            }
+            if (servedEpoch != openEpochs.getOrDefault(c, -1L)) {
+                violations.add(c + ": the product serves epoch " + servedEpoch + ", the resolver's open epoch is "
+                        + openEpochs.get(c));
             }
             if (applied != head) {
                 violations.add(c + ": product applied position " + applied + ", resolver head " + head);
@@ -309,6 +360,41 @@ final class Checker {
         long durable = durable(c);
         if (durable != head) {
             violations.add(c + ": consumer durable progress " + durable + ", head " + head);
+        }
+    }
+
+    /** why writes left unknown were not counted as violations (printed and in the summary) */
+    final List<String> unknownExcused = new ArrayList<>();
+
+    /**
+     * Every logical write's outcome is known in the end: its retries with its {@code Idempotency-Key} got a definite
+     * answer. A write still unknown is a violation, unless one planned fault lasted its whole retry time (from its
+     * first attempt of unknown outcome to its retry deadline): then the retry time could not cover the fault window,
+     * which is said in {@link #unknownExcused}. A 422 {@code IDEMPOTENCY_KEY_REUSED} is always a violation: the
+     * writers send the same body with a key every time.
+     */
+    void checkRetries(History history, List<Faults.Window> windows, long retryMs) {
+        List<Faults.Window> all;
+        synchronized (windows) {
+            all = List.copyOf(windows);
+        }
+        for (Op op : history.ops) {
+            if (op.reason != null && op.reason.contains("IDEMPOTENCY_KEY_REUSED")) {
+                violations.add(op + ": its own retry with the same body was refused as a reused key");
+            }
+            if (op.outcome != Outcome.UNKNOWN) {
+                continue;
+            }
+            Faults.Window covering = all.stream().filter(w -> w.startNanos() <= op.firstAmbiguousNanos
+                    && w.endNanos() >= op.retryDeadlineNanos).findFirst().orElse(null);
+            if (covering != null) {
+                String why = op + ": unknown after " + retryMs / 1000 + " s of retries, all inside " + covering.kind()
+                        + " (" + (covering.endNanos() - covering.startNanos()) / 1_000_000 + " ms)";
+                unknownExcused.add(why);
+                System.out.println("[fault] retry time shorter than the fault window: " + why);
+            } else {
+                violations.add(op + ": outcome still unknown after " + retryMs / 1000 + " s of retries with its key");
+            }
         }
     }
 

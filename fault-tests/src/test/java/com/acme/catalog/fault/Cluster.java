@@ -46,6 +46,11 @@ final class Cluster implements AutoCloseable {
 
     final FaultPostgres pg;
     final List<String> catalogs;
+    /**
+     * per stream, the epoch the harness's operator side works in (leases, exports, pages, the audit consumer):
+     * raised by the rotation fault ({@link Faults.Kind#EPOCH_ROTATION}); 1 until then
+     */
+    final Map<String, Long> epochs = new java.util.concurrent.ConcurrentHashMap<>();
     final int[] resolverPorts = {FaultPostgres.freePort(), FaultPostgres.freePort()};
     final int[] productPorts = {FaultPostgres.freePort(), FaultPostgres.freePort()};
     final Service[] resolvers = new Service[2];
@@ -149,6 +154,11 @@ final class Cluster implements AutoCloseable {
             s.execute("CREATE TRIGGER fault_audit_prune AFTER DELETE ON resolver.outbox REFERENCING OLD TABLE AS gone "
                     + "FOR EACH STATEMENT EXECUTE FUNCTION fault_audit.record_prune()");
         }
+    }
+
+    /** @return the epoch of {@code catalog} the harness's operator side works in */
+    long epoch(String catalog) {
+        return epochs.getOrDefault(catalog, 1L);
     }
 
     String deliveryUrl() {

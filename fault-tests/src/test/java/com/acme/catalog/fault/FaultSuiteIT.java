@@ -55,7 +55,7 @@ class FaultSuiteIT {
             LoadRun run = loadWithFaults(settings, load, ops, faults);
             Checker checker = new Checker(cluster);
             Quiescence quiet = quiesce(checker, ops, faults, run);
-            List<String> violations = checkHistory(checker, history, faults, ops, quiet);
+            List<String> violations = checkHistory(checker, history, faults, ops, quiet, load.retryMs);
             report(settings, run, quiet, history, faults, ops, checker, violations);
             if (!violations.isEmpty()) {
                 System.out.println("[fault] service logs: " + cluster.logs + ", PostgreSQL log: " + pg.log());
@@ -248,8 +248,9 @@ class FaultSuiteIT {
      * @return every violation: the faults' own, the operator side's, the quiescence's, then the checker's
      */
     private static List<String> checkHistory(Checker checker, History history, Faults faults, Ops ops,
-            Quiescence quiet) throws Exception {
+            Quiescence quiet, long retryMs) throws Exception {
         checker.check(history);
+        checker.checkRetries(history, faults.windows, retryMs);
         checker.checkRetention();
         checker.checkRebuilds();
         checker.checkBootstrapStreams(faults.bootstrapStreams, Faults.BOOTSTRAP_EVENTS);
@@ -275,6 +276,8 @@ class FaultSuiteIT {
         summary.put("ops", outcomes);
         summary.put("opsByKind", byKind(history));
         summary.put("notOkByReason", history.notOkByReason());
+        summary.putAll(history.retries());
+        summary.put("unknownExcused", checker.unknownExcused);
         Map<String, Object> injected = new LinkedHashMap<>();
         faults.injected.forEach((k, v) -> injected.put(k.name(), v));
         summary.put("faults", injected);
@@ -290,6 +293,8 @@ class FaultSuiteIT {
         summary.put("operations", operations);
         summary.put("faultLog", faults.log);
         summary.put("heads", checker.heads);
+        summary.put("rotations", faults.rotations);
+        summary.put("epochs", checker.epochHeads);
         summary.put("convergenceMsAfterLastFault", quiet.convergenceMs());
         summary.put("violations", violations);
         String json = Cluster.JSON.writeValueAsString(summary);

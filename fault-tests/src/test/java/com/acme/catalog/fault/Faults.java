@@ -71,11 +71,24 @@ final class Faults {
          * the product to resolver link stalled during a rebuild's LOADING for longer than the rebuild lease's TTL:
          * the lease expires by the database clock, the rebuild gets 410 and must restart by itself
          */
-        LEASE_EXPIRY_IN_REBUILD
+        LEASE_EXPIRY_IN_REBUILD,
+        /**
+         * one stream's epoch rotated as the runbook does it (docs/runbooks/restore.md): maintenance on (the product
+         * first), rotate, the audit consumer registered in the new epoch, maintenance off (the resolver first), while
+         * the writers and the light faults go on; the product must rebuild in the new epoch by itself
+         */
+        EPOCH_ROTATION
     }
 
     record Planned(Kind kind, long pauseMs, long durationMs, int target) {
     }
+
+    /** When a planned fault was being injected (its outage included), for judging writes left unknown. */
+    record Window(Kind kind, long startNanos, long endNanos) {
+    }
+
+    /** every planned fault's window, in order */
+    final List<Window> windows = Collections.synchronizedList(new ArrayList<>());
 
     private final Cluster cluster;
     private final History history;
@@ -130,7 +143,7 @@ final class Faults {
             case KILL_PRODUCT_BEFORE_SWAP -> 45_000;
             case TERMINATE_IN_CUTOVER, LEASE_EXPIRY_IN_REBUILD -> 20_000;
             case TERMINATE_IN_RELAY_DELIVERY, TERMINATE_IN_EXPORT_SNAPSHOT, TERMINATE_IN_CATCH_UP_PAGE,
-                    TERMINATE_IN_BOOTSTRAP_CHUNK -> 3_000;
+                    TERMINATE_IN_BOOTSTRAP_CHUNK, EPOCH_ROTATION -> 3_000;
             case PG_RESTART_FAST, PG_RESTART_IMMEDIATE -> 3_000;
             case TERMINATE_BACKENDS, PROXY_RESET -> 500;
             default -> duration;
@@ -199,8 +212,12 @@ final class Faults {
         for (Planned p : plan) {
             Thread.sleep(p.pauseMs());
             long t0 = System.nanoTime();
-            inject(p);
-            lastFaultEndNanos = System.nanoTime();
+            try {
+                inject(p);
+            } finally {
+                lastFaultEndNanos = System.nanoTime();
+                windows.add(new Window(p.kind(), t0, lastFaultEndNanos));
+            }
             injected.merge(p.kind(), 1, Integer::sum);
             String line = String.format("%s target=%d duration=%dms took=%dms", p.kind(), p.target(),
                     p.durationMs(), (System.nanoTime() - t0) / 1_000_000);
@@ -253,6 +270,7 @@ final class Faults {
             case TERMINATE_IN_CUTOVER, KILL_PRODUCT_BEFORE_SWAP, LEASE_EXPIRY_IN_REBUILD ->
                     guarded(p, () -> inRebuild(p));
             case TERMINATE_IN_BOOTSTRAP_CHUNK -> guarded(p, () -> bootstrapChunk(p));
+            case EPOCH_ROTATION -> rotate(p);
         }
     }
 
@@ -343,13 +361,125 @@ final class Faults {
         aimLog(p.kind(), "outcome", "export of " + c + " ended " + status[0]);
     }
 
+    /** every rotation the harness made: "catalog: epoch N -> M" */
+    final List<String> rotations = Collections.synchronizedList(new ArrayList<>());
+
+    /**
+     * The runbook's rotation of one stream while the load runs: product maintenance on, resolver maintenance on,
+     * {@code POST /v1/epochs/{t}/{c}/rotate}, the audit consumer registered in the new epoch, resolver maintenance
+     * off, product maintenance off. Each step is repeated (on either instance in turn) until it answers 2xx: light
+     * faults cut connections. A rotate whose answer was lost is judged by the resolver's open cursor (a rotation
+     * that did not finish in the database is finished by rotating again, docs/epochs.md). Maintenance left on, or
+     * no rotation, is a violation.
+     */
+    private void rotate(Planned p) throws Exception {
+        String c = catalog(p);
+        int i = p.target();
+        long t0 = System.nanoTime();
+        String off = null;
+        try {
+            long before = cursorEpoch(c);
+            step("product maintenance on", i, k -> cluster.call("POST", cluster.productUrl(k)
+                    + "/v1/admin/maintenance", "op", "{\"enabled\":true}"));
+            step("resolver maintenance on", i, k -> cluster.call("POST", cluster.resolverUrl(k)
+                    + "/v1/admin/maintenance", "op", "{\"enabled\":true}"));
+            // the operator's steps take a while: writers meet 503 MAINTENANCE and must retry after the window
+            Thread.sleep(p.durationMs() / 4);
+            long epoch = before;
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            for (int k = i; epoch <= before && System.nanoTime() < deadline; k = 1 - k) {
+                try {
+                    Cluster.Response r = cluster.call("POST", cluster.resolverUrl(k) + "/v1/epochs/" + Cluster.TENANT
+                            + "/" + c + "/rotate", "op", "{\"reason\":\"fault suite: rotation under load\"}");
+                    if (r.status() / 100 == 2) {
+                        epoch = Cluster.JSON.readTree(r.body()).path("epoch").longValue();
+                        break;
+                    }
+                } catch (java.io.IOException e) {
+                    // the answer is lost: the open cursor says whether it rotated
+                }
+                Thread.sleep(500);
+                try {
+                    epoch = cursorEpoch(c);
+                } catch (Exception e) {
+                    // asked again next time
+                }
+            }
+            if (epoch <= before) {
+                violations.add("EPOCH_ROTATION of " + c + ": the open cursor stayed in epoch " + before);
+                return;
+            }
+            long e = epoch;
+            step("audit consumer in epoch " + e, i, k -> {
+                Cluster.Response r = cluster.call("POST", cluster.resolverUrl(k) + "/v1/retention/consumers", "op",
+                        "{\"consumerId\":\"" + Ops.AUDIT_CONSUMER + "\",\"tenant\":\"" + Cluster.TENANT
+                                + "\",\"catalog\":\"" + c + "\",\"epoch\":" + e + "}");
+                return r.status() == 409 ? new Cluster.Response(200, r.body()) : r; // registered by a lost attempt
+            });
+            cluster.epochs.put(c, e);
+            rotations.add(c + ": epoch " + before + " -> " + e);
+            aimLog(p.kind(), "rotated", c + " epoch " + before + " -> " + e + " after "
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms of maintenance");
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            violations.add("EPOCH_ROTATION of " + c + ": " + e);
+        } finally {
+            try {
+                step("resolver maintenance off", i, k -> cluster.call("POST", cluster.resolverUrl(k)
+                        + "/v1/admin/maintenance", "op", "{\"enabled\":false}"));
+            } catch (Exception e) {
+                off = "resolver maintenance still on: " + e;
+            }
+            try {
+                step("product maintenance off", i, k -> cluster.call("POST", cluster.productUrl(k)
+                        + "/v1/admin/maintenance", "op", "{\"enabled\":false}"));
+            } catch (Exception e) {
+                off = (off == null ? "" : off + "; ") + "product maintenance still on: " + e;
+            }
+            if (off != null) {
+                violations.add("EPOCH_ROTATION of " + c + ": " + off);
+            }
+        }
+    }
+
+    /** The epoch of the resolver's open cursor of {@code c}. */
+    private long cursorEpoch(String c) throws Exception {
+        return cluster.get(cluster.resolverUrl(0) + "/v1/streams/" + Cluster.TENANT + "/" + c + "/cursor")
+                .path("epoch").longValue();
+    }
+
+    /** Repeats {@code call} on instance {@code first}, then the other, and so on, until a 2xx (at most 120 s). */
+    private void step(String what, int first, Call call) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        String last = null;
+        for (int n = 0; System.nanoTime() < deadline; n++) {
+            try {
+                Cluster.Response r = call.on((first + n) % 2);
+                if (r.status() / 100 == 2) {
+                    return;
+                }
+                last = r.status() + " " + r.body();
+            } catch (java.io.IOException e) {
+                last = String.valueOf(e);
+            }
+            Thread.sleep(Math.min(2000, 200L << Math.min(n, 4)));
+        }
+        throw new IllegalStateException(what + " never answered 2xx: " + last);
+    }
+
+    @FunctionalInterface
+    private interface Call {
+        Cluster.Response on(int instance) throws Exception;
+    }
+
     /** Catch-up pages read again and again under a lease of the harness's own; the serving backend terminated. */
     private void catchUpPage(Planned p) throws Exception {
         String c = catalog(p);
         String base = cluster.resolverUrl(p.target());
         Cluster.Response lease = cluster.call("POST", base + "/v1/retention/leases", "op", "{\"tenant\":\""
                 + Cluster.TENANT + "\",\"catalog\":\"" + c
-                + "\",\"epoch\":1,\"ttlSeconds\":30,\"owner\":\"fault-pages\"}");
+                + "\",\"epoch\":" + cluster.epoch(c) + ",\"ttlSeconds\":30,\"owner\":\"fault-pages\"}");
         if (lease.status() != 201) {
             aimLog(p.kind(), "near", "no lease (" + lease.status() + "); terminated " + terminateBackends());
             return;
@@ -364,7 +494,7 @@ final class Faults {
                 try {
                     statuses.add(cluster.call("GET", base + "/v1/exports/events?tenant=" + Cluster.TENANT
                             + "&catalog=" + c + "&after=" + pin + "&lease_id=" + leaseId
-                            + "&history_epoch=1&limit=5000", "op", null)
+                            + "&history_epoch=" + cluster.epoch(c) + "&limit=5000", "op", null)
                             .status());
                 } catch (java.io.IOException e) {
                     statuses.add(-1);

@@ -17,7 +17,10 @@ final class History {
         OK,
         /** a 4xx, or a connection refused before anything was sent: nothing may be committed. */
         FAILED,
-        /** a timeout, a dropped or reset connection, a 5xx: committed or not, but never half. */
+        /**
+         * every attempt a timeout, a dropped or reset connection or a 5xx until the retry time ran out: committed or
+         * not (at most once, thanks to the key), but never half.
+         */
         UNKNOWN
     }
 
@@ -36,6 +39,17 @@ final class History {
         volatile String reason;
         volatile long firstPosition;
         volatile long lastPosition;
+        /** the epoch of the answered positions */
+        volatile long epoch;
+        /** the {@code Idempotency-Key} every attempt of this write sends */
+        final String key = java.util.UUID.randomUUID().toString();
+        /** attempts sent (1 when the first answer was definite) */
+        volatile int attempts;
+        /** per attempt, its status and problem code or its exception */
+        final List<String> attemptLog = new java.util.concurrent.CopyOnWriteArrayList<>();
+        /** when the first attempt of unknown outcome ended (0: none), and until when it is retried */
+        volatile long firstAmbiguousNanos;
+        volatile long retryDeadlineNanos;
 
         Op(long id, String catalog, String kind, List<String> markers) {
             this.id = id;
@@ -47,7 +61,8 @@ final class History {
         @Override
         public String toString() {
             return "op " + id + " " + kind + " on " + catalog + " " + outcome + " (" + status + " " + detail
-                    + ") positions " + firstPosition + ".." + lastPosition + " markers " + markers;
+                    + ") positions e" + epoch + ":" + firstPosition + ".." + lastPosition + " markers " + markers + " key " + key
+                    + " attempts " + attemptLog;
         }
     }
 
@@ -72,6 +87,21 @@ final class History {
         return ops.stream().filter(o -> o.outcome != null && o.outcome != Outcome.OK)
                 .collect(Collectors.groupingBy(o -> o.outcome.name().toLowerCase(java.util.Locale.ROOT) + ": "
                         + o.reason, java.util.TreeMap::new, Collectors.counting()));
+    }
+
+    /** Counts of the retries with the key, for the summary. */
+    Map<String, Object> retries() {
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("writesRetried", ops.stream().filter(o -> o.attempts > 1).count());
+        out.put("retriesPerWriteMax", ops.stream().mapToInt(o -> Math.max(0, o.attempts - 1)).max().orElse(0));
+        out.put("retriesTotal", ops.stream().mapToLong(o -> Math.max(0, o.attempts - 1)).sum());
+        out.put("outcomesLearnedByRetry", ops.stream().filter(o -> o.firstAmbiguousNanos != 0
+                && o.outcome != null && o.outcome != Outcome.UNKNOWN).count());
+        out.put("unknownAtEnd", ops.stream().filter(o -> o.outcome == Outcome.UNKNOWN).count());
+        out.put("retriedBecause", ops.stream().flatMap(o -> o.attemptLog.stream().limit(Math.max(0,
+                o.attemptLog.size() - 1))).collect(Collectors.groupingBy(s -> s, java.util.TreeMap::new,
+                        Collectors.counting())));
+        return out;
     }
 
     long okSince(String catalog, long sinceNanos) {

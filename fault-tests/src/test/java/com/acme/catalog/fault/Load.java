@@ -21,13 +21,22 @@ import tools.jackson.databind.JsonNode;
 /**
  * The seeded client load: per stream writer threads, each sending item writes (some with an expectedRevision,
  * some of them stale on purpose), multi-change transactions (some with a stale expectedRevision, so all or nothing
- * is refused) and PUBLIC releases, to either resolver instance. Every operation is recorded in the {@link History}.
+ * is refused) and PUBLIC releases, to either resolver instance. Every write carries an {@code Idempotency-Key} of its
+ * own and is retried with it while its outcome is unknown ({@link Writer#send}). Every operation is recorded in the
+ * {@link History} with its attempts.
  */
 final class Load {
 
     private final Cluster cluster;
     private final History history;
     private final long seed;
+    /** how long a write whose outcome is unknown is retried with its key ({@code -Dfault.retrySeconds}, 180) */
+    final long retryMs = Long.getLong("fault.retrySeconds", 180) * 1000;
+    /**
+     * Planted-bug switch for showing that the checker fails (docs/spk-05.md): {@code -Dfault.plant=no-key} retries
+     * without the key, so a retried write whose first attempt committed is applied twice.
+     */
+    private static final boolean NO_KEY = "no-key".equals(System.getProperty("fault.plant", ""));
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
 
@@ -66,7 +75,7 @@ final class Load {
     void stop() throws InterruptedException {
         running = false;
         for (Thread t : threads) {
-            t.join(30_000);
+            t.join(retryMs + 30_000); // a write retrying its unknown outcome finishes first
         }
     }
 
@@ -118,6 +127,7 @@ final class Load {
                     + (expected == null ? "" : ",\"expectedRevision\":" + expected) + "}";
             JsonNode r = send(op, "PUT", "/v1/streams/" + Cluster.TENANT + "/" + c + "/items/" + item, body);
             if (op.outcome == Outcome.OK) {
+                op.epoch = r.path("epoch").longValue();
                 op.firstPosition = op.lastPosition = r.path("position").longValue();
                 known.put(item, r.path("revision").intValue());
             } else if (op.outcome == Outcome.UNKNOWN) {
@@ -156,6 +166,7 @@ final class Load {
             JsonNode r = send(op, "POST", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/transactions",
                     b.toString());
             if (op.outcome == Outcome.OK) {
+                op.epoch = r.path("epoch").longValue();
                 op.firstPosition = r.path("firstPosition").longValue();
                 op.lastPosition = r.path("lastPosition").longValue();
             }
@@ -177,23 +188,72 @@ final class Load {
             JsonNode r = send(op, "PUT", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/releases/"
                     + op.markers.get(0), body);
             if (op.outcome == Outcome.OK) {
+                op.epoch = r.path("epoch").longValue();
                 op.firstPosition = op.lastPosition = r.path("position").longValue();
             }
         }
 
+        /**
+         * Sends one logical write with its {@code Idempotency-Key} and, while its outcome is unknown (a timeout, a
+         * cut or reset connection, any 5xx: 503 {@code OUTCOME_UNKNOWN}, {@code MAINTENANCE}, {@code
+         * DATABASE_UNAVAILABLE}, a 500), sends the same body with the same key again, to either instance in turn,
+         * with backoff (honouring {@code Retry-After}), until a definite answer or until {@link #retryMs} ran out.
+         * A refused connection is definite only before anything was sent (nothing can be committed); after an
+         * ambiguous attempt it is retried like the rest. Every attempt is recorded on the op.
+         */
         private JsonNode send(Op op, String method, String path, String body) {
             int target = random.nextInt(2);
-            HttpRequest req = HttpRequest.newBuilder(URI.create(cluster.resolverUrl(target) + path))
+            long backoffMs = 200;
+            try {
+                while (true) {
+                    Attempt a = attempt(op, target, method, path, body);
+                    op.attempts++;
+                    op.attemptLog.add(a.summary());
+                    if (a.definite()) {
+                        op.outcome = a.outcome();
+                        return a.body();
+                    }
+                    long now = System.nanoTime();
+                    if (op.firstAmbiguousNanos == 0) {
+                        op.firstAmbiguousNanos = now;
+                        op.retryDeadlineNanos = now + retryMs * 1_000_000;
+                    }
+                    long sleep = Math.max(backoffMs, a.retryAfterMs());
+                    if (now + sleep * 1_000_000 > op.retryDeadlineNanos) {
+                        op.outcome = Outcome.UNKNOWN; // the retry time ran out
+                        return null;
+                    }
+                    Thread.sleep(sleep);
+                    backoffMs = Math.min(backoffMs * 2, 2000);
+                    target = 1 - target;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                op.outcome = Outcome.UNKNOWN;
+                op.reason = "interrupted";
+                return null;
+            } finally {
+                op.endNanos = System.nanoTime();
+            }
+        }
+
+        /** One attempt; sets the op's status, detail and reason to its own. */
+        private Attempt attempt(Op op, int target, String method, String path, String body)
+                throws InterruptedException {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(cluster.resolverUrl(target) + path))
                     .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                    .header("Authorization", "Bearer w")
-                    .method(method, HttpRequest.BodyPublishers.ofString(body)).build();
+                    .header("Authorization", "Bearer w");
+            if (!NO_KEY) {
+                b.header("Idempotency-Key", op.key);
+            }
+            HttpRequest req = b.method(method, HttpRequest.BodyPublishers.ofString(body)).build();
             try {
                 HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
                 op.status = res.statusCode();
                 op.detail = "resolver-" + target;
                 if (res.statusCode() / 100 == 2) {
-                    op.outcome = Outcome.OK;
-                    return Cluster.JSON.readTree(res.body());
+                    op.reason = null;
+                    return new Attempt(true, Outcome.OK, Cluster.JSON.readTree(res.body()), 0, "" + res.statusCode());
                 }
                 op.detail = "resolver-" + target + " " + abbreviate(res.body());
                 String code = null;
@@ -203,26 +263,26 @@ final class Load {
                     // no problem body
                 }
                 op.reason = res.statusCode() + (code == null ? "" : " " + code);
-                op.outcome = res.statusCode() >= 500 ? Outcome.UNKNOWN : Outcome.FAILED;
-                return null;
+                if (res.statusCode() >= 500) {
+                    long retryAfter = res.headers().firstValueAsLong("Retry-After").orElse(0) * 1000;
+                    return new Attempt(false, Outcome.UNKNOWN, null, Math.min(retryAfter, 5000), op.reason);
+                }
+                return new Attempt(true, Outcome.FAILED, null, 0, op.reason);
             } catch (ConnectException e) {
                 op.detail = "resolver-" + target + " refused";
                 op.reason = "connection refused";
-                op.outcome = Outcome.FAILED;
-                return null;
+                // nothing sent: definite unless an earlier attempt may have committed
+                return new Attempt(op.firstAmbiguousNanos == 0, Outcome.FAILED, null, 0, op.reason);
             } catch (IOException e) {
                 op.detail = "resolver-" + target + " " + e;
                 op.reason = e.getClass().getSimpleName();
-                op.outcome = Outcome.UNKNOWN;
-                return null;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                op.outcome = Outcome.UNKNOWN;
-                return null;
-            } finally {
-                op.endNanos = System.nanoTime();
+                return new Attempt(false, Outcome.UNKNOWN, null, 0, op.reason);
             }
         }
+    }
+
+    /** What one attempt of a write answered; {@code definite}: no retry can change it. */
+    private record Attempt(boolean definite, Outcome outcome, JsonNode body, long retryAfterMs, String summary) {
     }
 
     private static String abbreviate(String s) {

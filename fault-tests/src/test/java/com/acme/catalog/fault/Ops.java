@@ -137,17 +137,24 @@ final class Ops {
             try {
                 Thread.sleep(500 + r.nextInt(400));
                 for (String c : cluster.catalogs) {
-                    long head = cluster.get(cluster.resolverUrl(r.nextInt(2)) + "/v1/streams/" + Cluster.TENANT + "/"
-                            + c + "/cursor").path("position").longValue();
+                    JsonNode cursor = cluster.get(cluster.resolverUrl(r.nextInt(2)) + "/v1/streams/"
+                            + Cluster.TENANT + "/" + c + "/cursor");
+                    long head = cursor.path("position").longValue();
+                    long epoch = cursor.path("epoch").longValue();
+                    if (epoch != cluster.epoch(c)) {
+                        continue; // a rotation in between: the consumer is not registered there yet (or no more)
+                    }
+                    String key = c + "@" + epoch;
                     long target = Math.max(0, head - r.nextInt(41));
-                    if (target <= progress.getOrDefault(c, -1L)) {
+                    if (target <= progress.getOrDefault(key, -1L)) {
                         continue;
                     }
                     Cluster.Response res = cluster.call("PUT", cluster.resolverUrl(r.nextInt(2))
                             + "/v1/retention/consumers/" + AUDIT_CONSUMER + "/progress", "op", "{\"tenant\":\""
-                            + Cluster.TENANT + "\",\"catalog\":\"" + c + "\",\"epoch\":1,\"position\":" + target + "}");
+                            + Cluster.TENANT + "\",\"catalog\":\"" + c + "\",\"epoch\":" + epoch + ",\"position\":"
+                            + target + "}");
                     if (res.status() / 100 == 2) {
-                        progress.put(c, target);
+                        progress.put(key, target);
                         count("progressReports");
                     } else {
                         count("progressRefused");
@@ -165,11 +172,12 @@ final class Ops {
     void releaseAuditConsumer() {
         for (String c : cluster.catalogs) {
             try {
-                long head = cluster.get(cluster.resolverUrl(0) + "/v1/streams/" + Cluster.TENANT + "/" + c + "/cursor")
-                        .path("position").longValue();
+                JsonNode cursor = cluster.get(cluster.resolverUrl(0) + "/v1/streams/" + Cluster.TENANT + "/" + c
+                        + "/cursor");
+                long head = cursor.path("position").longValue();
                 cluster.call("PUT", cluster.resolverUrl(0) + "/v1/retention/consumers/" + AUDIT_CONSUMER
                         + "/progress", "op", "{\"tenant\":\"" + Cluster.TENANT + "\",\"catalog\":\"" + c
-                        + "\",\"epoch\":1,\"position\":" + head + "}");
+                        + "\",\"epoch\":" + cursor.path("epoch").longValue() + ",\"position\":" + head + "}");
             } catch (Exception e) {
                 count("progressFailed");
             }
@@ -193,7 +201,8 @@ final class Ops {
         long t0 = System.nanoTime();
         String base = cluster.resolverUrl(instance);
         Cluster.Response lease = cluster.call("POST", base + "/v1/retention/leases", "op", "{\"tenant\":\""
-                + Cluster.TENANT + "\",\"catalog\":\"" + c + "\",\"epoch\":1,\"ttlSeconds\":30,\"owner\":\"fault-export\"}");
+                + Cluster.TENANT + "\",\"catalog\":\"" + c + "\",\"epoch\":" + cluster.epoch(c)
+                + ",\"ttlSeconds\":30,\"owner\":\"fault-export\"}");
         if (lease.status() != 201) {
             count("exportsNotStarted");
             return null;
@@ -240,7 +249,8 @@ final class Ops {
     void catchUp(String base, String c, String leaseId, long after, String digest) throws Exception {
         for (int i = 0; i < 3; i++) {
             Cluster.Response r = cluster.call("GET", base + "/v1/exports/events?tenant=" + Cluster.TENANT + "&catalog="
-                    + c + "&after=" + after + "&lease_id=" + leaseId + "&history_epoch=1&limit=500", "op", null);
+                    + c + "&after=" + after + "&lease_id=" + leaseId + "&history_epoch=" + cluster.epoch(c)
+                    + "&limit=500", "op", null);
             if (r.status() != 200) {
                 count("catchUpPages" + r.status());
                 return;
