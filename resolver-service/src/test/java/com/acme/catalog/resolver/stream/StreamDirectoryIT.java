@@ -11,6 +11,7 @@ import com.acme.catalog.resolver.support.ResolverIT;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -19,6 +20,8 @@ import org.springframework.test.context.TestPropertySource;
  * reads the partial index {@code stream_cursor_rolled_back} instead of every stream.
  */
 @TestPropertySource(properties = {"control.rollback-check-interval=PT1H", "control.high-water-mark-interval=PT1H"})
+// its 5,000 cursors need not stay in a cached context, with its background work, for the rest of the test JVM
+@DirtiesContext
 class StreamDirectoryIT extends ResolverIT {
 
     @Autowired
