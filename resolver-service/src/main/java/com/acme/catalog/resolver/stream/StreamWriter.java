@@ -109,6 +109,11 @@ public class StreamWriter {
         return coalescer == null ? 0 : coalescer.queued(stream);
     }
 
+    /** Writes of the stream inside the coalescer (queued or being committed); -1 when writes are not coalesced. */
+    int pending(StreamId stream) {
+        return coalescer == null ? -1 : coalescer.pending(stream);
+    }
+
     /** One physical transaction through the buffered path, telling apart whose failure and a failed commit. */
     private List<WriteResult> commitAttributed(StreamId stream, List<LogicalWrite> writes) {
         long started = System.nanoTime();

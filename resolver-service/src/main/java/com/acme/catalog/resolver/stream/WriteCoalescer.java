@@ -97,6 +97,20 @@ final class WriteCoalescer {
         }
     }
 
+    /**
+     * Writes of the stream inside the coalescer right now: queued, or in the physical transaction being committed
+     * (for tests that must know every write they sent has arrived, whichever group took it).
+     */
+    int pending(StreamId stream) {
+        Lane lane = lanes.get(stream);
+        if (lane == null) {
+            return 0;
+        }
+        synchronized (lane) {
+            return lane.queue.size() + lane.inFlight;
+        }
+    }
+
     /** Commits the group at the head of the lane (which holds the caller's own write), then hands over. */
     private void lead(Lane lane) {
         List<Member> group = new ArrayList<>();
@@ -118,6 +132,7 @@ final class WriteCoalescer {
                 bytes += next.bytes;
             }
             lane.lastGroupSize = group.size();
+            lane.inFlight = group.size();
         }
         long now = System.nanoTime();
         for (Member m : group) {
@@ -128,6 +143,7 @@ final class WriteCoalescer {
         } finally {
             Member next;
             synchronized (lane) {
+                lane.inFlight = 0;
                 next = lane.queue.peek();
                 lane.busy = next != null;
             }
@@ -306,6 +322,8 @@ final class WriteCoalescer {
         boolean lingering;
         /** Writes in the last physical transaction the lane started. */
         int lastGroupSize;
+        /** Writes of the physical transaction being committed now (0 between two). */
+        int inFlight;
         /** When the last write arrived, and a moving average of the gaps between arrivals (weight 1/8 each). */
         long lastArrival;
         long meanGapNanos = MAX_GAP_NANOS;
