@@ -27,4 +27,30 @@ public final class FailureText {
         out = SIMPLE.matcher(out).replaceAll("");
         return out.strip();
     }
+
+    /**
+     * @return what {@code failure} says, from its own message and its innermost cause's (a wrapper's message often
+     *         names only the call, its root cause what went wrong), without class names, at most {@code maxLength}
+     *         characters (then "…"); {@code noMessage} when neither says anything
+     */
+    public static String detail(Throwable failure, int maxLength, String noMessage) {
+        Throwable root = failure;
+        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 16; depth++) {
+            root = root.getCause();
+        }
+        String top = clean(failure.getMessage());
+        String inner = root == failure ? "" : clean(root.getMessage());
+        String out;
+        if (top.isEmpty()) {
+            out = inner;
+        } else if (inner.isEmpty() || top.contains(inner)) {
+            out = top;
+        } else {
+            out = top + ": " + inner;
+        }
+        if (out.isEmpty()) {
+            out = noMessage;
+        }
+        return out.length() > maxLength ? out.substring(0, maxLength) + "…" : out;
+    }
 }

@@ -153,25 +153,7 @@ final class RestartPolicy {
      *         only the call, its root cause what went wrong), without class names; never blank
      */
     static String detail(Throwable failure) {
-        Throwable root = failure;
-        int depth = 0;
-        while (root.getCause() != null && root.getCause() != root && depth++ < MAX_DEPTH) {
-            root = root.getCause();
-        }
-        String top = clean(failure.getMessage());
-        String inner = root == failure ? "" : clean(root.getMessage());
-        String out;
-        if (top.isEmpty()) {
-            out = inner;
-        } else if (inner.isEmpty() || top.contains(inner)) {
-            out = top;
-        } else {
-            out = top + ": " + inner;
-        }
-        if (out.isEmpty()) {
-            out = "no message; the product's log has the details";
-        }
-        return out.length() > MAX_DETAIL ? out.substring(0, MAX_DETAIL) + "…" : out;
+        return FailureText.detail(failure, MAX_DETAIL, "no message; the product's log has the details");
     }
 
     /** @return {@code message} without Java class names ({@link FailureText#clean}); never null */

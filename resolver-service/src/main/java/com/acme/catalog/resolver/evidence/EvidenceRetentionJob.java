@@ -99,17 +99,7 @@ class EvidenceRetentionJob {
      *         ({@code OBJECT_STORE_FAILED}, {@code DATABASE_UNAVAILABLE}, else {@code EVIDENCE_RETENTION_FAILED})
      */
     static String describe(Exception failure) {
-        String message = FailureText.clean(failure.getMessage());
-        Throwable root = failure;
-        for (int depth = 0; root.getCause() != null && root.getCause() != root && depth < 32; depth++) {
-            root = root.getCause();
-        }
-        String inner = root == failure ? "" : FailureText.clean(root.getMessage());
-        String detail = inner.isEmpty() || message.contains(inner) ? message
-                : message.isEmpty() ? inner : message + ": " + inner;
-        if (detail.isEmpty()) {
-            detail = "no message; the resolver's log has the details";
-        }
+        String detail = FailureText.detail(failure, 400, "no message; the resolver's log has the details");
         if (failure instanceof IOException || failure instanceof UncheckedIOException) {
             return "OBJECT_STORE_FAILED: reading or deleting an evidence object failed (" + detail + ")";
         }
