@@ -12,6 +12,9 @@ import com.acme.catalog.resolver.epoch.RotationRepository.OpenCursor;
 import com.acme.catalog.resolver.stream.StreamMetrics;
 import com.acme.catalog.resolver.stream.StreamOpening;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
@@ -48,11 +51,15 @@ class EpochRotation {
     private final RollbackDetector detector;
     private final StreamMetrics metrics;
     private final List<StreamOpening> openings;
+    private final Counter rotations;
 
     EpochRotation(TransactionTemplate tx, MaintenanceSwitch maintenance, RotationRepository cursors,
             EpochRepository epochs, EpochCache cache, RollbackDetector detector, StreamMetrics metrics,
-            List<StreamOpening> openings) {
+            List<StreamOpening> openings, MeterRegistry registry) {
         this.openings = List.copyOf(openings);
+        // per instance: the epoch of each stream is in GET /v1/epochs; this says when rotations happened
+        this.rotations = Counter.builder("resolver.epoch.rotations")
+                .description("epoch rotations this instance completed").register(registry);
         this.tx = tx;
         this.maintenance = maintenance;
         this.cursors = cursors;
@@ -91,6 +98,7 @@ class EpochRotation {
         cache.hold(s, epoch, 0);
         metrics.resetPosition(s, 0);
         detector.rotated(s);
+        rotations.increment();
         return epoch;
     }
 }

@@ -9,6 +9,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.epoch.EpochRepository.Current;
 import com.acme.catalog.resolver.epoch.RollbackRepository.OpenCursor;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -27,6 +28,10 @@ import org.springframework.stereotype.Component;
  * {@code resolver_history_rolled_back} is 1 per stream while it is refused for a rollback, and absent otherwise (a
  * series per quiet stream would cost every stream a series for a rare incident; docs/metrics.md): the gauge is
  * registered when a check or a consumer's report finds the stream refused and removed when it no longer is.
+ * {@code resolver_rollbacks_detected_total{signal}} counts, per instance, the streams this instance marked rolled
+ * back, by the signal that found it ({@code high_water_mark}, {@code older_epoch}, {@code consumer_ahead}): the
+ * per-stream gauge says which streams are refused now, the counter when a detection happened (a dashboard shows
+ * it as an event; registered at 0 at start).
  *
  * <p>The check reads the control store before the database: every recorded mark was committed in the database
  * when it was recorded and a cursor never moves back on its own, so a cursor read afterwards that is below it can
@@ -42,6 +47,9 @@ public class RollbackDetector {
     private final HighWaterMarks marks;
     private final MeterRegistry registry;
     private final Map<StreamId, Gauge> refusing = new ConcurrentHashMap<>();
+    private final Counter byHighWaterMark;
+    private final Counter byOlderEpoch;
+    private final Counter byConsumerAhead;
 
     RollbackDetector(EpochRepository epochs, RollbackRepository cursors, HighWaterMarks marks,
             MeterRegistry registry) {
@@ -49,6 +57,16 @@ public class RollbackDetector {
         this.cursors = cursors;
         this.marks = marks;
         this.registry = registry;
+        this.byHighWaterMark = detected(registry, "high_water_mark");
+        this.byOlderEpoch = detected(registry, "older_epoch");
+        this.byConsumerAhead = detected(registry, "consumer_ahead");
+    }
+
+    private static Counter detected(MeterRegistry registry, String signal) {
+        return Counter.builder("resolver.rollbacks.detected")
+                .description("streams this instance marked rolled back (refused until their epoch is rotated), by "
+                        + "the signal that found it")
+                .tag("signal", signal).register(registry);
     }
 
     /**
@@ -78,6 +96,7 @@ public class RollbackDetector {
                 long below = c.epoch() < k.epoch() ? Long.MAX_VALUE : k.highWaterMark();
                 if (cursors.mark(c.stream(), c.epoch(), below, reason)) {
                     marked++;
+                    (c.epoch() < k.epoch() ? byOlderEpoch : byHighWaterMark).increment();
                     log.error("{}: history rolled back: {}; writes and the relay refuse it until its epoch is "
                             + "rotated (docs/epochs.md)", c.stream(), reason);
                 }
@@ -113,6 +132,7 @@ public class RollbackDetector {
         String reason = "consumer %s reported progress %d in epoch %d, ahead of the resolver's cursor"
                 .formatted(consumerId, position, epoch);
         if (cursors.mark(s, epoch, position, reason)) {
+            byConsumerAhead.increment();
             log.error("{}: history rolled back: {}; writes and the relay refuse it until its epoch is rotated "
                     + "(docs/epochs.md)", s, reason);
         }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -35,6 +36,8 @@ class RollbackDetectionIT extends EpochIT {
     EpochCache cache;
     @Autowired
     Environment env;
+    @Autowired
+    MeterRegistry registry;
 
     @AfterEach
     void off() {
@@ -46,7 +49,10 @@ class RollbackDetectionIT extends EpochIT {
         writeItems("acme", "behind", 20);
         Response beforeRestore = putItem("acme", "behind", "before-restore");
         assertThat(beforeRestore.number("position")).isEqualTo(21);
+        long flushed = System.currentTimeMillis();
         marks.flush();
+        assertThat(metric("resolver_high_water_marks_recorded_timestamp_seconds{application=\"resolver\""))
+                .as("when the marks were last all recorded").isGreaterThanOrEqualTo((flushed - 1000) / 1000.0);
         assertThat(highWaterMark("acme", "behind", 1)).isEqualTo(21);
         cache.refresh();
         restoreTo("behind", 10);
@@ -58,9 +64,12 @@ class RollbackDetectionIT extends EpochIT {
         }
         assertThat(rolledBackReason("behind")).contains("behind the control store's high-water mark 21");
 
+        double refusedBefore = refused("HISTORY_ROLLED_BACK");
         Response write = putItem("acme", "behind", "after-restore");
         assertThat(write.status()).as(write.raw()).isEqualTo(503);
         assertThat(write.code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(refused("HISTORY_ROLLED_BACK")).as("resolver_unavailable_answers_total{code=HISTORY_ROLLED_BACK}")
+                .isEqualTo(refusedBefore + 1);
         assertThat(cursor("behind")).isEqualTo(10);
         detector.check();
         assertThat(metric("resolver_history_rolled_back{application=\"resolver\",catalog=\"behind\""))
@@ -85,7 +94,10 @@ class RollbackDetectionIT extends EpochIT {
             assertThat(deliveries.get()).as("deliveries of a rolled back stream").isZero();
 
             maintenance(true);
+            double rotationsBefore = registry.get("resolver.epoch.rotations").counter().count();
             assertThat(rotate("acme", "behind", "restored from backup").number("epoch")).isEqualTo(2);
+            assertThat(metric("resolver_epoch_rotations_total{application=\"resolver\""))
+                    .isEqualTo(rotationsBefore + 1);
             maintenance(false);
             // absent (not 0) once the stream is no longer refused: no series per quiet stream
             assertThat(metric("resolver_history_rolled_back{application=\"resolver\",catalog=\"behind\""))
@@ -113,9 +125,14 @@ class RollbackDetectionIT extends EpochIT {
         detector.check();
         assertThat(rolledBackReason("ahead")).as("the check cannot see it: no mark was recorded").isNull();
 
+        double detectedBefore = detected("consumer_ahead");
         Response ahead = progress("ahead", 10);
         assertThat(ahead.status()).isEqualTo(503);
         assertThat(ahead.code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(detected("consumer_ahead")).isEqualTo(detectedBefore + 1);
+        assertThat(progress("ahead", 10).code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(detected("consumer_ahead")).as("a stream already marked is not detected again")
+                .isEqualTo(detectedBefore + 1);
         assertThat(rolledBackReason("ahead")).contains("consumer p reported progress 10");
         assertThat(putItem("acme", "ahead", "x").code()).isEqualTo("HISTORY_ROLLED_BACK");
         assertThat(cursor("ahead")).isEqualTo(7);
@@ -132,16 +149,43 @@ class RollbackDetectionIT extends EpochIT {
         control().sql("INSERT INTO stream_epoch (tenant, catalog, epoch, reason, issuer) "
                 + "VALUES ('acme', 'older', 2, 'an earlier restore', 'token-1')").update();
         cache.refresh();
+        // the refused write asks for a check at once: whichever check marks the stream counts it, once
+        double detectedBefore = detected("older_epoch");
         Response write = putItem("acme", "older", "x");
         assertThat(write.code()).isEqualTo("HISTORY_ROLLED_BACK");
         assertThat(write.body().path("detail").stringValue()).contains("issued epoch 2");
         detector.check();
         assertThat(rolledBackReason("older")).contains("in epoch 1, the control store issued epoch 2");
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(detected("older_epoch")).isEqualTo(detectedBefore + 1));
 
         maintenance(true);
         assertThat(rotate("acme", "older", "restored again").number("epoch")).isEqualTo(3);
         maintenance(false);
         assertThat(putItem("acme", "older", "x").number("epoch")).isEqualTo(3);
+    }
+
+    /** The periodic check counts a cursor behind the mark once per instance, not at every check. */
+    @Test
+    void aCursorBehindTheMarkIsCountedOnceByTheCheckThatFindsIt() {
+        writeItems("acme", "counted", 5);
+        marks.flush();
+        restoreTo("counted", 2);
+        double before = detected("high_water_mark");
+        assertThat(metric("resolver_rollbacks_detected_total{application=\"resolver\",signal=\"high_water_mark\""))
+                .as("exposed to Prometheus").isEqualTo(before);
+        detector.check();
+        assertThat(detected("high_water_mark")).isEqualTo(before + 1);
+        detector.check();
+        assertThat(detected("high_water_mark")).as("already marked: not counted again").isEqualTo(before + 1);
+    }
+
+    private double detected(String signal) {
+        return registry.get("resolver.rollbacks.detected").tag("signal", signal).counter().count();
+    }
+
+    private double refused(String code) {
+        return registry.get("resolver.unavailable.answers").tag("code", code).counter().count();
     }
 
     /** What a restore of an earlier backup leaves: the outbox tail gone and the cursor back at {@code position}. */

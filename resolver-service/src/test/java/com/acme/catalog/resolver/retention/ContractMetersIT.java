@@ -29,7 +29,9 @@ class ContractMetersIT extends AbstractRetentionIT {
             String text = client(null).get().uri("/actuator/prometheus").retrieve().body(String.class);
             for (String series : List.of("resolver_leases_expired_total", "resolver_outbox_pruned_events_total",
                     "resolver_writes_total", "resolver_write_seconds_count", "resolver_export_seconds_count",
-                    "resolver_leases_active")) {
+                    "resolver_leases_active", "resolver_unavailable_answers_total", "resolver_rollbacks_detected_total",
+                    "resolver_epoch_rotations_total",
+                    "resolver_high_water_marks_recorded_timestamp_seconds")) {
                 assertThat(text.lines().filter(l -> l.startsWith(series + "{"))).as(series).isNotEmpty()
                         .noneMatch(l -> l.contains("tenant=") || l.contains("catalog="));
             }

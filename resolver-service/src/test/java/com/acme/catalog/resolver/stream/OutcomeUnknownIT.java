@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import com.acme.catalog.resolver.stream.CommitCutter.CuttingTransactionManager;
 import com.acme.catalog.resolver.stream.CommitCutter.Fault;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
@@ -34,13 +35,18 @@ class OutcomeUnknownIT extends KeyedWritesIT {
 
     @Autowired
     CuttingTransactionManager transactions;
+    @Autowired
+    MeterRegistry registry;
 
     @Test
     void aCommittedWriteWhoseAnswerWasLostIsAnsweredByItsRetry() throws Exception {
         int cutBefore = transactions.cut();
+        double unknownBefore = unknownAnswers();
         transactions.arm(Fault.COMMITTED_THEN_LOST, 0);
         Answer lost = send("POST", "/v1/streams/acme/lost/transactions", "w", "k", BODY);
         assertOutcomeUnknown(lost);
+        assertThat(unknownAnswers()).as("resolver_unavailable_answers_total{code=OUTCOME_UNKNOWN}")
+                .isEqualTo(unknownBefore + 1);
         assertThat(transactions.cut()).as("the armed commit was cut").isEqualTo(cutBefore + 1);
         assertThat(transactions("lost")).as("it was committed").isEqualTo(1);
         String committedId = jdbc.sql("SELECT DISTINCT transaction_id::text FROM outbox WHERE tenant = 'acme' "
@@ -113,6 +119,11 @@ class OutcomeUnknownIT extends KeyedWritesIT {
         assertThat(events("group")).as("the retries wrote nothing").isEqualTo(before);
         assertThat(transactions("group")).as("seed, lead, three writes once each").isEqualTo(5);
         assertGapless("group");
+    }
+
+    /** What an operator's dashboard shows of these answers (docs/metrics.md). */
+    private double unknownAnswers() {
+        return registry.get("resolver.unavailable.answers").tag("code", "OUTCOME_UNKNOWN").counter().count();
     }
 
     private static void assertOutcomeUnknown(Answer a) {

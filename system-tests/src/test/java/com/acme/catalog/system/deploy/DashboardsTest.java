@@ -59,9 +59,36 @@ class DashboardsTest {
         for (String metric : List.of("product_apply_lag_events", "resolver_relay_delivered_events_total",
                 "resolver_relay_failed_deliveries_total", "resolver_write_seconds_bucket", "product_rebuild_phase",
                 "product_rebuild_load_rows_per_second", "product_rebuild_catchup_events_per_second",
-                "product_completeness_state", "product_old_epoch_deliveries_total", "resolver_retention_blocked")) {
+                "product_completeness_state", "product_old_epoch_deliveries_total", "resolver_retention_blocked",
+                // failover and rollback (docs/runbooks/failover.md), rebuild progress
+                "resolver_history_rolled_back", "product_streams_rolled_back", "resolver_rollbacks_detected_total",
+                "resolver_epoch_rotations_total", "resolver_unavailable_answers_total",
+                "resolver_high_water_marks_recorded_timestamp_seconds", "product_rebuild_progress_rows_per_second",
+                "product_rebuild_progress_events_per_second", "product_rebuild_progress_eta_seconds")) {
             assertThat(exprs.toString()).as("a panel queries " + metric).contains(metric);
         }
+    }
+
+    /** A panel over a metric no service registers shows "no data" exactly when an operator needs it. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyPanelQueriesMetricsTheServicesRegister() throws IOException {
+        Set<String> registered = ServiceMetrics.registered();
+        assertThat(registered).contains("resolver_writes", "product_streams_rolled_back");
+        try (Stream<Path> s = Files.list(DIR)) {
+            for (Path f : s.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
+                Map<String, Object> d = new Yaml().load(Files.readString(f));
+                for (Map<String, Object> p : (List<Map<String, Object>>) d.get("panels")) {
+                    for (Map<String, Object> t : (List<Map<String, Object>>) p.getOrDefault("targets", List.of())) {
+                        String expr = String.valueOf(t.get("expr"));
+                        assertThat(ServiceMetrics.unknown(expr, registered)).as(f + " '" + p.get("title") + "': "
+                                + expr).isEmpty();
+                    }
+                }
+            }
+        }
+        assertThat(ServiceMetrics.unknown("rate(resolver_writes_total[5m]) + resolver_wrtes_total", registered))
+                .as("the check itself").containsExactly("resolver_wrtes_total");
     }
 
     /** Grafana's variables, as bin/containers-test.sh substitutes them before it runs a panel's query. */

@@ -58,6 +58,16 @@ class PrometheusRulesTest {
         assertThat(alerts).containsAll(REQUIRED);
     }
 
+    /** Every rule queries metrics the services register (a renamed meter would leave an alert that never fires). */
+    @Test
+    void everyRuleQueriesMetricsTheServicesRegister() throws IOException {
+        Set<String> registered = ServiceMetrics.registered();
+        for (Map<String, Object> r : rules()) {
+            String name = String.valueOf(r.containsKey("alert") ? r.get("alert") : r.get("record"));
+            assertThat(ServiceMetrics.unknown(String.valueOf(r.get("expr")), registered)).as(name).isEmpty();
+        }
+    }
+
     @Test
     @SuppressWarnings("unchecked")
     void everyAlertHasAFiringAndANonFiringCase() throws IOException {
