@@ -8,6 +8,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.epoch.EpochRepository.Current;
+import com.acme.catalog.resolver.stream.CommitObserver;
 
 import org.springframework.stereotype.Component;
 
@@ -24,7 +25,7 @@ import org.springframework.stereotype.Component;
  * next refresh is due (so writes do not each wait for a connect timeout).
  */
 @Component
-class EpochCache {
+class EpochCache implements CommitObserver {
 
     /** Issuer recorded for an epoch the resolver issued by itself (a stream's first). */
     static final String RESOLVER_ISSUER = "resolver";
@@ -87,8 +88,7 @@ class EpochCache {
             long now = System.nanoTime();
             for (Current c : epochs.currentOf(streams).values()) {
                 // epochs only grow: a read that raced with a rotation of this instance must not undo it
-                held.merge(c.stream(), new Held(c.epoch(), c.highWaterMark(), now),
-                        (old, read) -> read.epoch() >= old.epoch() ? read : old);
+                held.merge(c.stream(), new Held(c.epoch(), c.highWaterMark(), 0, now), Held::newer);
             }
         } catch (ApiException unavailable) {
             // recorded by the store; the held epochs age until the grace runs out
@@ -98,10 +98,20 @@ class EpochCache {
     /** Holds what this instance just issued or learnt (a rotation), as read now. */
     Held hold(StreamId s, long epoch, long highWaterMark) {
         long now = System.nanoTime();
-        Held h = new Held(epoch, highWaterMark, now);
         usedAt.putIfAbsent(s, now);
-        held.put(s, h);
-        return h;
+        return held.merge(s, new Held(epoch, highWaterMark, 0, now), Held::newer);
+    }
+
+    /**
+     * Raises what this instance knows it acknowledged in the held epoch: a write whose locked cursor is below it
+     * sees a database that lost commits this instance answered (a failover to a replica that had not received
+     * them), before any of them is recorded in the store or a check ran. Commits of another epoch than the held
+     * one are ignored (a rotation happened meanwhile, or the stream is not held).
+     */
+    @Override
+    public void committed(StreamId s, long epoch, long position) {
+        held.computeIfPresent(s, (k, h) -> h.epoch() == epoch && position > h.acknowledged()
+                ? new Held(h.epoch(), h.highWaterMark(), position, h.readAtNanos()) : h);
     }
 
     /** Forgets the stream, so the next use reads the store (the database showed a newer epoch). */
@@ -124,7 +134,29 @@ class EpochCache {
         });
     }
 
-    /** A stream's epoch and high-water mark as read at {@code readAtNanos} ({@link System#nanoTime()}). */
-    record Held(long epoch, long highWaterMark, long readAtNanos) {
+    /**
+     * A stream's epoch and high-water mark as read at {@code readAtNanos} ({@link System#nanoTime()}), and the
+     * highest position of that epoch this instance committed since it holds it ({@code acknowledged}).
+     */
+    record Held(long epoch, long highWaterMark, long acknowledged, long readAtNanos) {
+
+        /** The position no cursor of this epoch may be below: the recorded mark or what this instance committed. */
+        long committedAtLeast() {
+            return Math.max(highWaterMark, acknowledged);
+        }
+
+        /**
+         * A fresh read merged into what is held: epochs only grow (a read that raced with a rotation of this
+         * instance must not undo it), and within one epoch what this instance acknowledged is kept.
+         */
+        static Held newer(Held old, Held read) {
+            if (read.epoch() > old.epoch()) {
+                return read;
+            }
+            if (read.epoch() < old.epoch()) {
+                return old;
+            }
+            return new Held(read.epoch(), read.highWaterMark(), old.acknowledged(), read.readAtNanos());
+        }
     }
 }

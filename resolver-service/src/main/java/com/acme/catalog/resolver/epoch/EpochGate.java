@@ -55,6 +55,14 @@ class EpochGate implements WriteGate, RelayGate {
                     + "refused until an operator rotates its epoch (docs/epochs.md)");
         }
         judge(stream, c.epoch(), c.position(), held);
+        if (c.position() < held.acknowledged()) {
+            scheduler.checkSoon();
+            throw new ApiException(ProblemCode.HISTORY_ROLLED_BACK, "the cursor of %s epoch %d is at %d, behind "
+                    .formatted(stream, c.epoch(), c.position()) + "position " + held.acknowledged() + " this "
+                    + "instance committed and answered: the database lost acknowledged commits (a failover to a "
+                    + "replica behind the primary, or a restore); writes and the relay are refused until an "
+                    + "operator rotates its epoch (docs/runbooks/failover.md)");
+        }
     }
 
     @Override

@@ -113,6 +113,31 @@ class RollbackDetectionIT extends EpochIT {
         }
     }
 
+    /**
+     * A failover to a replica that had not received the last commits, before any of them was recorded in the
+     * control store (the recording lags by up to an interval): the instance that answered them refuses the next
+     * write instead of giving a lost position to other content, and the check it asks for records its marks and
+     * marks the stream rolled back for every instance and the relay.
+     */
+    @Test
+    void aWriteBelowWhatThisInstanceAcknowledgedIsRefusedBeforeAnyMarkIsRecorded() {
+        writeItems("acme", "lost-tail", 20);
+        Response acknowledged = putItem("acme", "lost-tail", "acknowledged-then-lost");
+        assertThat(acknowledged.number("position")).isEqualTo(21);
+        assertThat(highWaterMark("acme", "lost-tail", 1)).as("nothing recorded yet").isEqualTo(-1);
+        restoreTo("lost-tail", 18);
+
+        Response write = putItem("acme", "lost-tail", "would-reuse-19");
+        assertThat(write.status()).as(write.raw()).isEqualTo(503);
+        assertThat(write.code()).isEqualTo("HISTORY_ROLLED_BACK");
+        assertThat(write.raw()).contains("behind position 21 this instance committed");
+        assertThat(cursor("lost-tail")).as("no lost position reused").isEqualTo(18);
+        await().atMost(Duration.ofSeconds(20)).until(() -> rolledBackReason("lost-tail") != null);
+        assertThat(highWaterMark("acme", "lost-tail", 1)).as("recorded by the check the write asked for")
+                .isEqualTo(21);
+        assertThat(rolledBackReason("lost-tail")).contains("behind the control store's high-water mark 21");
+    }
+
     /** Without a recorded mark the cursor check cannot see the restore; the consumer's progress does. */
     @Test
     void aConsumerAheadOfTheCursorMarksTheStreamRolledBack() {
