@@ -22,8 +22,11 @@ class CompletenessRepository {
     private static final String SQL_SERVING = """
             SELECT g.generation_id, g.epoch, g.applied_position, g.chain_position, g.highest_seen_position,
                    g.updated_at, g.divergence, g.chain_digest, g.projection_version,
-                   (SELECT max(b.projection_version) FROM generation b WHERE b.tenant = s.tenant
-                       AND b.catalog = s.catalog AND b.status = 'BUILDING') AS building_version,
+                   greatest((SELECT max(b.projection_version) FROM generation b WHERE b.tenant = s.tenant
+                                AND b.catalog = s.catalog AND b.status = 'BUILDING'),
+                            (SELECT max(r.projection_version) FROM rebuild r WHERE r.tenant = s.tenant
+                                AND r.catalog = s.catalog AND r.phase NOT IN ('DONE', 'FAILED', 'ABORTED')))
+                       AS building_version,
                    (SELECT count(*) FROM held_event h WHERE h.generation_id = g.generation_id
                        AND h.state = 'PARKED') AS parked,
                    (SELECT count(*) FROM held_event h WHERE h.generation_id = g.generation_id
@@ -35,11 +38,15 @@ class CompletenessRepository {
     private static final String SQL_ALL_SERVING = """
             SELECT s.tenant, s.catalog, g.generation_id, g.epoch, g.applied_position, g.chain_position,
                    g.highest_seen_position, g.updated_at, g.divergence, g.chain_digest, g.projection_version,
-                   b.building_version, coalesce(h.parked, 0) AS parked, coalesce(h.pending, 0) AS pending
+                   greatest(b.building_version, r.building_version) AS building_version,
+                   coalesce(h.parked, 0) AS parked, coalesce(h.pending, 0) AS pending
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
               LEFT JOIN (SELECT tenant, catalog, max(projection_version) AS building_version FROM generation
                           WHERE status = 'BUILDING' GROUP BY tenant, catalog) b
                      ON b.tenant = s.tenant AND b.catalog = s.catalog
+              LEFT JOIN (SELECT tenant, catalog, max(projection_version) AS building_version FROM rebuild
+                          WHERE phase NOT IN ('DONE', 'FAILED', 'ABORTED') GROUP BY tenant, catalog) r
+                     ON r.tenant = s.tenant AND r.catalog = s.catalog
               LEFT JOIN (SELECT generation_id, count(*) FILTER (WHERE state = 'PARKED') AS parked,
                                 count(*) FILTER (WHERE state = 'PENDING') AS pending
                            FROM held_event GROUP BY generation_id) h ON h.generation_id = g.generation_id
@@ -59,7 +66,8 @@ class CompletenessRepository {
 
     /**
      * The serving generation as completeness sees it; {@code divergence} null unless it diverged; the projection
-     * version it was built with and the newest of the stream's BUILDING generations (null without one).
+     * version it was built with and the newest version the stream is being built with (its BUILDING generations'
+     * and unfinished rebuilds'; null without one).
      */
     record Serving(long generationId, long epoch, long appliedPosition, long chainPosition, long highestSeen,
             Instant updatedAt, long parked, long pending, String divergence, String chainDigest, int projectionVersion,
