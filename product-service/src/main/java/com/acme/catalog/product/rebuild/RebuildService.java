@@ -281,7 +281,7 @@ public class RebuildService {
      */
     void resumeUnfinished(WorkerFence fence) {
         StreamId stream = fence.stream();
-        Set<Long> keep = new java.util.HashSet<>(running.generationsOf(stream));
+        Set<Long> keep = running.generationsOf(stream);
         List<RebuildRepository.Unfinished> all = rebuilds.unfinished(stream).stream()
                 .filter(u -> !running.runs(u.rebuildId())).toList();
         // an older instance never resumes (so never rebuilds back) a rebuild of a newer projection version, nor
