@@ -24,6 +24,11 @@ public enum ProblemCode {
     MAINTENANCE_REQUIRED(409),
     /** Another product instance holds the stream's recovery worker lease (it runs the stream's rebuilds). */
     WORKER_LEASE_HELD(409),
+    /**
+     * The product instance's projection version is older than the version of the stream's serving (or building)
+     * generation: it never rebuilds a stream back to an older version (docs/runbooks/projection-upgrade.md).
+     */
+    PROJECTION_VERSION_OLDER(409),
     /** The review case already has its decision (decisions are immutable, one per case). */
     CASE_DECIDED(409),
     /** The request cites an evidence artifact (or claims of one) that evidence retention has expired. */
@@ -40,6 +45,12 @@ public enum ProblemCode {
      */
     IDEMPOTENCY_KEY_REUSED(422),
     INTERNAL(500),
+    /**
+     * The stream's serving generation was built by a newer projection version than this product instance's: the
+     * instance does not write into it with its older derivations; answered with {@code Retry-After} (the relay
+     * retries, and an instance of the newer version applies it).
+     */
+    PROJECTION_VERSION_NEWER(503),
     MAINTENANCE(503),
     STREAM_FENCED(503),
     HISTORY_ROLLED_BACK(503),

@@ -14,6 +14,7 @@ import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.epoch.StreamRollbacks;
+import com.acme.catalog.product.projection.ProjectionVersion;
 import com.acme.catalog.product.rebuild.Rebuild;
 import com.acme.catalog.product.rebuild.RebuildPhase;
 import com.acme.catalog.product.rebuild.RebuildService;
@@ -38,7 +39,7 @@ public class CompletenessService implements SchedulingConfigurer {
     /** One stream's completeness. */
     public record Completeness(long epoch, long verifiedThrough, Instant lastSuccessfulVerification,
             long observedSourceBoundary, CompletenessState state, String reason, boolean workerAlive,
-            Instant lastHeartbeat) {
+            Instant lastHeartbeat, CompletenessView.Projection projection) {
     }
 
     private final CompletenessRepository repository;
@@ -51,11 +52,37 @@ public class CompletenessService implements SchedulingConfigurer {
     private final SweepVerifications sweeps;
     private final StreamRollbacks rollbacks;
     private final Map<StreamId, AtomicInteger> gauges = new ConcurrentHashMap<>();
+    private final ProjectionVersion version;
+    /** Per instance, never per stream (docs/metrics.md): the serving versions' range and the streams behind. */
+    private final AtomicInteger minServingVersion = new AtomicInteger();
+    private final AtomicInteger maxServingVersion = new AtomicInteger();
+    private final AtomicInteger streamsBehind = new AtomicInteger();
 
     CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
             RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
             CompletenessProperties properties, OldEpochAudit oldEpochs, SweepVerifications sweeps,
             StreamRollbacks rollbacks) {
+        this(repository, rebuilds, recovery, meters, epochs, properties, oldEpochs, sweeps, rollbacks,
+                new ProjectionVersion(ProjectionVersion.CURRENT));
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
+            RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
+            CompletenessProperties properties, OldEpochAudit oldEpochs, SweepVerifications sweeps,
+            StreamRollbacks rollbacks, ProjectionVersion version) {
+        this.version = version;
+        Gauge.builder("product.projection.version.code", version, ProjectionVersion::current)
+                .description("the projection version this instance builds generations with").register(meters);
+        Gauge.builder("product.projection.serving.version.min", minServingVersion, AtomicInteger::get)
+                .description("the oldest projection version any stream is served by (0: no stream served)")
+                .register(meters);
+        Gauge.builder("product.projection.serving.version.max", maxServingVersion, AtomicInteger::get)
+                .description("the newest projection version any stream is served by (0: no stream served)")
+                .register(meters);
+        Gauge.builder("product.projection.streams.behind", streamsBehind, AtomicInteger::get)
+                .description("streams served by an older projection version than this instance's (an upgrade to "
+                        + "rebuild)").register(meters);
         this.repository = repository;
         this.rebuilds = rebuilds;
         this.recovery = recovery;
@@ -101,7 +128,8 @@ public class CompletenessService implements SchedulingConfigurer {
                 reason = rebuild.isPresent() && rebuild.get().phase() == RebuildPhase.FAILED
                         ? "REBUILD_FAILED: " + rebuild.get().error() : "NO_SERVING_GENERATION";
             }
-            Completeness c = new Completeness(1, 0, null, 0, state, reason, alive, heartbeat);
+            Completeness c = new Completeness(1, 0, null, 0, state, reason, alive, heartbeat,
+                    new CompletenessView.Projection(null, null, version.current()));
             gauge(s).set(state.code());
             return c;
         }
@@ -137,6 +165,10 @@ public class CompletenessService implements SchedulingConfigurer {
         } else if (trouble.isPresent()) {
             state = CompletenessState.RETRYING;
             reason = troubleReason(trouble.get());
+        } else if (running && g.buildingVersion() != null && g.buildingVersion() > g.projectionVersion()) {
+            state = CompletenessState.CATCHING_UP;
+            reason = "PROJECTION_UPGRADE: building projection version " + g.buildingVersion() + " ("
+                    + rebuild.get().phase() + ") while version " + g.projectionVersion() + " serves";
         } else if (running) {
             state = CompletenessState.CATCHING_UP;
             reason = "REBUILDING: " + rebuild.get().phase();
@@ -148,7 +180,8 @@ public class CompletenessService implements SchedulingConfigurer {
         }
         gauge(s).set(state.code());
         return new Completeness(g.epoch(), g.appliedPosition(), lastVerification(s, g), boundary, state, reason,
-                alive, heartbeat);
+                alive, heartbeat, new CompletenessView.Projection(g.projectionVersion(), g.buildingVersion(),
+                        version.current()));
     }
 
     /**
@@ -185,6 +218,10 @@ public class CompletenessService implements SchedulingConfigurer {
         Map<StreamId, RecoveryStatus> workers = recovery.all();
         Set<StreamId> streams = new HashSet<>(serving.keySet());
         streams.addAll(latest.keySet());
+        minServingVersion.set(serving.values().stream().mapToInt(Serving::projectionVersion).min().orElse(0));
+        maxServingVersion.set(serving.values().stream().mapToInt(Serving::projectionVersion).max().orElse(0));
+        streamsBehind.set((int) serving.values().stream()
+                .filter(g -> g.projectionVersion() < version.current()).count());
         for (StreamId s : streams) {
             derive(s, Optional.ofNullable(serving.get(s)), Optional.ofNullable(latest.get(s)),
                     Optional.ofNullable(leases.get(s)), Optional.ofNullable(workers.get(s)));
@@ -196,7 +233,7 @@ public class CompletenessService implements SchedulingConfigurer {
     public static CompletenessView toView(Completeness c) {
         return new CompletenessView(c.epoch(), c.verifiedThrough(), c.lastSuccessfulVerification(),
                 c.observedSourceBoundary(), c.state().name(), c.reason(),
-                new CompletenessView.Worker(c.workerAlive(), c.lastHeartbeat()));
+                new CompletenessView.Worker(c.workerAlive(), c.lastHeartbeat()), c.projection());
     }
 
     private static boolean isFinal(RebuildPhase p) {

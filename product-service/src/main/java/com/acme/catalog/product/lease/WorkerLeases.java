@@ -40,12 +40,15 @@ public class WorkerLeases implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(WorkerLeases.class);
 
     private static final String SQL_ACQUIRE = """
-            INSERT INTO recovery_lease AS l (tenant, catalog, owner, fence, acquired_at, renewed_at, expires_at)
-            VALUES (?, ?, ?, 1, clock_timestamp(), clock_timestamp(), clock_timestamp() + make_interval(secs => ?))
+            INSERT INTO recovery_lease AS l (tenant, catalog, owner, fence, acquired_at, renewed_at, expires_at,
+                                             projection_version)
+            VALUES (?, ?, ?, 1, clock_timestamp(), clock_timestamp(), clock_timestamp() + make_interval(secs => ?), ?)
             ON CONFLICT (tenant, catalog) DO UPDATE
                SET owner = excluded.owner, fence = l.fence + 1, acquired_at = excluded.acquired_at,
-                   renewed_at = excluded.renewed_at, expires_at = excluded.expires_at
+                   renewed_at = excluded.renewed_at, expires_at = excluded.expires_at,
+                   projection_version = excluded.projection_version
              WHERE l.owner = excluded.owner OR l.expires_at <= clock_timestamp()
+                OR l.projection_version < excluded.projection_version
             RETURNING fence
             """;
     private static final String SQL_RENEW = """
@@ -84,6 +87,7 @@ public class WorkerLeases implements SmartLifecycle {
     private final JdbcClient jdbc;
     private final String owner;
     private final long ttlSeconds;
+    private final int projectionVersion;
     private final Map<StreamId, WorkerFence> held = new ConcurrentHashMap<>();
     private final Counter lostLeases;
     private final List<Consumer<WorkerFence>> acquiredListeners = new CopyOnWriteArrayList<>();
@@ -97,7 +101,19 @@ public class WorkerLeases implements SmartLifecycle {
      * @param ttlSeconds how long a lease lasts unrenewed ({@code product.recovery.lease-ttl})
      */
     public WorkerLeases(JdbcClient jdbc, MeterRegistry meters, String instanceId, long ttlSeconds) {
+        this(jdbc, meters, instanceId, ttlSeconds, 1);
+    }
+
+    /**
+     * @param projectionVersion this instance's projection version: an instance of a newer version takes a stream's
+     *                          lease over from a live holder of an older one (whose fence then fails, as on any
+     *                          takeover), so that it can rebuild the stream to its version during a rolling upgrade;
+     *                          an older one never takes it from a newer one before that lease expires
+     */
+    public WorkerLeases(JdbcClient jdbc, MeterRegistry meters, String instanceId, long ttlSeconds,
+            int projectionVersion) {
         this.jdbc = jdbc;
+        this.projectionVersion = projectionVersion;
         this.owner = instanceId.isBlank() ? "product-" + java.util.UUID.randomUUID() : instanceId;
         this.ttlSeconds = ttlSeconds;
         Gauge.builder("product.recovery.lease.held", held, Map::size)
@@ -129,7 +145,8 @@ public class WorkerLeases implements SmartLifecycle {
         if (stopped) {
             return Optional.empty();
         }
-        Optional<Long> fence = jdbc.sql(SQL_ACQUIRE).params(stream.tenant(), stream.catalog(), owner, ttlSeconds)
+        Optional<Long> fence = jdbc.sql(SQL_ACQUIRE).params(stream.tenant(), stream.catalog(), owner, ttlSeconds,
+                projectionVersion)
                 .query(Long.class).optional();
         if (fence.isEmpty()) {
             return Optional.empty();

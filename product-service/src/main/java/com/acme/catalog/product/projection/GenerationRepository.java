@@ -5,6 +5,8 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
 
@@ -21,7 +23,7 @@ public class GenerationRepository {
 
     private static final String CURSOR_COLUMNS = """
             g.generation_id, g.tenant, g.catalog, g.epoch, g.chain_position, g.chain_digest, g.applied_position,
-            g.highest_seen_position
+            g.highest_seen_position, g.projection_version
             """;
     private static final String SQL_LOCK_SERVING = "SELECT " + CURSOR_COLUMNS + """
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
@@ -44,8 +46,9 @@ public class GenerationRepository {
             """;
     /** A shared generation: an id of the shared range, rows in the shared partitions; no DDL (GenerationStorage). */
     private static final String SQL_INSERT_SHARED_GENERATION = """
-            INSERT INTO generation (generation_id, tenant, catalog, epoch, status) OVERRIDING SYSTEM VALUE
-            VALUES (nextval('shared_generation_id'), ?, ?, ?, 'SERVING') RETURNING generation_id
+            INSERT INTO generation (generation_id, tenant, catalog, epoch, status, projection_version)
+            OVERRIDING SYSTEM VALUE
+            VALUES (nextval('shared_generation_id'), ?, ?, ?, 'SERVING', ?) RETURNING generation_id
             """;
     private static final String SQL_CREATE_TABLES = "SELECT create_generation_tables(?)";
     private static final String SQL_BUILD_INDEXES = "SELECT build_generation_indexes(?, ?)";
@@ -53,6 +56,20 @@ public class GenerationRepository {
     private static final String SQL_TABLES = "SELECT unnest(generation_tables())";
     private static final String SQL_INSERT_POINTER = """
             INSERT INTO serving_generation (tenant, catalog, generation_id) VALUES (?, ?, ?)
+            """;
+    private static final String SQL_SERVING_VERSION = """
+            SELECT g.projection_version
+              FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
+             WHERE s.tenant = ? AND s.catalog = ?
+            """;
+    private static final String SQL_NEWEST_BUILDING_VERSION = """
+            SELECT coalesce(max(projection_version), 0) FROM generation WHERE tenant = ? AND catalog = ? AND status = 'BUILDING'
+            """;
+    private static final String SQL_SERVED_BELOW = """
+            SELECT g.tenant, g.catalog
+              FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
+             WHERE g.projection_version < ?
+             ORDER BY g.tenant, g.catalog
             """;
     private static final String SQL_SAVE_CURSOR = """
             UPDATE generation
@@ -63,10 +80,17 @@ public class GenerationRepository {
 
     private final JdbcClient jdbc;
     private final MaintenanceSwitch maintenance;
+    private final ProjectionVersion version;
 
-    public GenerationRepository(JdbcClient jdbc, MaintenanceSwitch maintenance) {
+    public GenerationRepository(JdbcClient jdbc, MaintenanceSwitch maintenance, ProjectionVersion version) {
         this.jdbc = jdbc;
         this.maintenance = maintenance;
+        this.version = version;
+    }
+
+    /** @return the projection version this instance builds and applies with */
+    public ProjectionVersion version() {
+        return version;
     }
 
     /**
@@ -75,14 +99,58 @@ public class GenerationRepository {
      * catch-up pages, a rebuild's cutover) goes through this lock, so maintenance pauses them all, and the switch
      * waits for the ones in flight (docs/epochs.md).
      *
+     * <p>An instance never writes into a generation built by a newer projection version with its older derivations
+     * (docs/runbooks/projection-upgrade.md): the serving generation of a newer version is refused, 503
+     * {@code PROJECTION_VERSION_NEWER}, which the relay retries and the recovery worker does not attempt.
+     *
      * @return the serving generation's cursor; empty when the stream has no serving generation
-     * @throws com.acme.catalog.contracts.ApiException 503 {@code MAINTENANCE} while the product is in maintenance
+     * @throws com.acme.catalog.contracts.ApiException 503 {@code MAINTENANCE} while the product is in maintenance;
+     *         503 {@code PROJECTION_VERSION_NEWER} when the serving generation is of a newer projection version
      */
     public Optional<GenerationCursor> lockServing(StreamId stream) {
+        return lockServing(stream, false);
+    }
+
+    /**
+     * {@link #lockServing(StreamId)}; with {@code anyVersion} a serving generation of a newer projection version is
+     * locked too (the cutover of a rebuild an operator started with the explicit override: it replaces the
+     * generation and writes nothing into it).
+     */
+    public Optional<GenerationCursor> lockServing(StreamId stream, boolean anyVersion) {
         requireTransaction();
         maintenance.requireOff("applying events to what " + stream + " serves");
-        return jdbc.sql(SQL_LOCK_SERVING).params(stream.tenant(), stream.catalog()).query(GenerationRepository::cursor)
+        int[] servingVersion = {0};
+        Optional<GenerationCursor> c = jdbc.sql(SQL_LOCK_SERVING).params(stream.tenant(), stream.catalog())
+                .query((rs, n) -> {
+                    servingVersion[0] = rs.getInt("projection_version");
+                    return cursor(rs, n);
+                }).optional();
+        if (c.isPresent() && !anyVersion && version.isOlderThan(servingVersion[0])) {
+            throw new ApiException(ProblemCode.PROJECTION_VERSION_NEWER, stream + " is served by a generation of "
+                    + "projection version " + servingVersion[0] + ", newer than this instance's version "
+                    + version.current() + ": it does not write into it with its older derivations; retry, an "
+                    + "instance of the newer version applies it");
+        }
+        return c;
+    }
+
+    /** @return the projection version of the stream's serving generation, as the current snapshot sees it */
+    public Optional<Integer> servingVersion(StreamId stream) {
+        return jdbc.sql(SQL_SERVING_VERSION).params(stream.tenant(), stream.catalog()).query(Integer.class)
                 .optional();
+    }
+
+    /** @return the newest projection version among the stream's BUILDING generations; empty without one */
+    public Optional<Integer> newestBuildingVersion(StreamId stream) {
+        int v = jdbc.sql(SQL_NEWEST_BUILDING_VERSION).params(stream.tenant(), stream.catalog()).query(Integer.class)
+                .single();
+        return v == 0 ? Optional.empty() : Optional.of(v);
+    }
+
+    /** @return the streams whose serving generation was built by a projection version older than this instance's */
+    public List<StreamId> servedBelowCurrentVersion() {
+        return jdbc.sql(SQL_SERVED_BELOW).params(version.current())
+                .query((rs, n) -> new StreamId(rs.getString("tenant"), rs.getString("catalog"))).list();
     }
 
     /** @return the serving generation's cursor as the current snapshot sees it, without locking */
@@ -110,8 +178,8 @@ public class GenerationRepository {
         if (raced.isPresent()) {
             return raced.get();
         }
-        long id = jdbc.sql(SQL_INSERT_SHARED_GENERATION).params(stream.tenant(), stream.catalog(), epoch)
-                .query(Long.class).single();
+        long id = jdbc.sql(SQL_INSERT_SHARED_GENERATION).params(stream.tenant(), stream.catalog(), epoch,
+                version.current()).query(Long.class).single();
         jdbc.sql(SQL_INSERT_POINTER).params(stream.tenant(), stream.catalog(), id).update();
         return lockServing(stream).orElseThrow();
     }

@@ -4,6 +4,7 @@ import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.lease.WorkerFence;
+import com.acme.catalog.product.projection.ProjectionVersion;
 
 /**
  * One attempt of a rebuild, as its steps fill it in: the epoch and resolver lease (with its one {@link LeaseKeeper}),
@@ -21,6 +22,10 @@ final class Attempt {
     String leaseId;
     LeaseKeeper keeper;
     volatile Long generation;
+    /** The projection version the attempt builds with (this instance's). */
+    int projectionVersion = ProjectionVersion.CURRENT;
+    /** Whether the cutover may replace a serving generation of a newer projection version (the operator's override). */
+    boolean anyVersion;
     boolean cutOver;
     long target;
     long catchUpStartNanos;

@@ -43,7 +43,14 @@ class CutoverStep {
     /** @return the generation that served before, if any: {@link RetireStep} retires it */
     Optional<Long> cutover(Attempt a) {
         Long old = tx.execute(s -> {
-            Optional<GenerationCursor> serving = generations.lockServing(a.stream);
+            Optional<GenerationCursor> serving = generations.lockServing(a.stream, true);
+            int servingVersion = generations.servingVersion(a.stream).orElse(0);
+            if (servingVersion > a.projectionVersion && !a.anyVersion) {
+                // the serving generation was replaced by a newer version's while this attempt ran: never back
+                throw new PermanentFailure("PROJECTION_VERSION_OLDER", a.stream + " is served by projection version "
+                        + servingVersion + ", newer than this rebuild's " + a.projectionVersion + "; an older "
+                        + "instance never cuts a stream over back to its version");
+            }
             GenerationCursor shadow = tail.applyToHead(a, generations.lockGeneration(a.generation).orElseThrow());
             long h = shadow.chainPosition();
             long current = epochs.currentInDatabase(a.stream);

@@ -21,6 +21,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.core.type.TypeReference;
@@ -43,15 +44,20 @@ class RebuildController {
     }
 
     @Operation(operationId = "startRebuild", summary = "Start a rebuild",
-            description = "Leases, exports, loads and catches up a new generation, then cuts over. Role operator.")
+            description = "Leases, exports, loads and catches up a new generation, then cuts over. Role operator. "
+                    + "Refused (409 PROJECTION_VERSION_OLDER) for a stream whose serving or building generation is of "
+                    + "a newer projection version than this instance's, unless allowOlderProjection=true (a rollback "
+                    + "of the projection after every newer instance stopped: docs/runbooks/projection-upgrade.md).")
     @PostMapping("/v1/rebuilds")
     @ResponseStatus(HttpStatus.ACCEPTED)
-    RebuildStarted start(@RequestBody(required = false) JsonNode body) {
+    RebuildStarted start(@RequestBody(required = false) JsonNode body,
+            @RequestParam(name = "allowOlderProjection", defaultValue = "false") boolean allowOlderProjection) {
         Access.require(Role.OPERATOR);
         // bound after the role check, as every endpoint answers a caller without the role before its body
         StreamId stream = StrictJson.bind(body, RebuildRequest.class, " {tenant, catalog}").stream();
         Access.require(stream.tenant(), Role.OPERATOR);
-        return new RebuildStarted(service.start(stream));
+        return new RebuildStarted(service.start(stream, allowOlderProjection
+                ? RebuildService.Reason.OPERATOR_OLDER_PROJECTION : RebuildService.Reason.OPERATOR));
     }
 
     @Operation(operationId = "rebuildStatus", summary = "Read a rebuild",
@@ -75,6 +81,7 @@ class RebuildController {
             stepMillis = JSON.readValue(t.stepMillisJson(), MILLIS);
         }
         RebuildRepository.Retry retry = service.retry(id).orElse(null);
+        RebuildRepository.Origin origin = service.origin(id).orElse(null);
         boolean waiting = retry != null && retry.nextRetryAt() != null && !r.phase().isFinal();
         java.time.Instant budgetEnds = retry == null || retry.retrySince() == null ? null
                 : retry.retrySince().plus(service.retryBudget());
@@ -84,6 +91,7 @@ class RebuildController {
                 waiting ? Boolean.TRUE : retry == null || retry.retryCode() == null ? null : Boolean.FALSE,
                 retry == null ? null : retry.retryCode(), retry == null ? null : retry.retryReason(),
                 waiting ? retry.nextRetryAt() : null, retry == null ? null : retry.retrySince(), budgetEnds,
-                service.progress(r));
+                service.progress(r), origin == null ? null : origin.reason(),
+                origin == null ? null : origin.projectionVersion());
     }
 }

@@ -28,8 +28,8 @@ class RebuildLedger {
     }
 
     /** A new rebuild of {@code stream}, LEASING under {@code fence}. */
-    void started(UUID id, StreamId stream, WorkerFence fence) {
-        rebuilds.insert(id, stream);
+    void started(UUID id, StreamId stream, WorkerFence fence, String reason, int projectionVersion) {
+        rebuilds.insert(id, stream, reason, projectionVersion);
         worker(id, fence);
         metrics.phase(stream, RebuildPhase.LEASING);
     }

@@ -22,7 +22,8 @@ class RebuildRepository {
                        + (extract(epoch FROM clock_timestamp() - phase_started_at) * 1000)::bigint),
             phase_started_at = clock_timestamp()""";
     private static final String SQL_INSERT = """
-            INSERT INTO rebuild (rebuild_id, tenant, catalog, phase) VALUES (?, ?, ?, 'LEASING')
+            INSERT INTO rebuild (rebuild_id, tenant, catalog, phase, reason, projection_version)
+            VALUES (?, ?, ?, 'LEASING', ?, ?)
             """;
     private static final String SQL_FIND = """
             SELECT rebuild_id, tenant, catalog, phase, attempt, generation_id, cursor, target, loaded_rows,
@@ -91,7 +92,7 @@ class RebuildRepository {
              WHERE rebuild_id = ?
             """;
     private static final String SQL_UNFINISHED = """
-            SELECT rebuild_id, phase, attempt, lease_id, generation_id FROM rebuild
+            SELECT rebuild_id, phase, attempt, lease_id, generation_id, projection_version FROM rebuild
              WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
             """;
     private static final String SQL_HANDOVER = """
@@ -103,7 +104,38 @@ class RebuildRepository {
             """;
 
     /** A rebuild left unfinished by a worker that lost its lease (or its process). */
-    record Unfinished(UUID rebuildId, RebuildPhase phase, int attempt, String leaseId, Long generationId) {
+    record Unfinished(UUID rebuildId, RebuildPhase phase, int attempt, String leaseId, Long generationId,
+            int projectionVersion) {
+    }
+
+    /** Why a rebuild was started ({@code OPERATOR}, {@code RECOVERY}, {@code PROJECTION_UPGRADE}; null before V31) and
+     * the projection version it builds with. */
+    record Origin(String reason, int projectionVersion) {
+    }
+
+    private static final String SQL_ORIGIN = "SELECT reason, projection_version FROM rebuild WHERE rebuild_id = ?";
+    private static final String SQL_CLAIM_VERSION = """
+            UPDATE rebuild SET projection_version = ?, updated_at = now() WHERE rebuild_id = ?
+            """;
+    private static final String SQL_ACTIVE_VERSION = """
+            SELECT coalesce(max(projection_version), 0) FROM rebuild
+             WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
+            """;
+
+    Optional<Origin> origin(UUID id) {
+        return jdbc.sql(SQL_ORIGIN).params(id)
+                .query((rs, n) -> new Origin(rs.getString("reason"), rs.getInt("projection_version"))).optional();
+    }
+
+    /** The rebuild's next attempts build with {@code version} (the instance that took it over). */
+    void claimVersion(UUID id, int version) {
+        jdbc.sql(SQL_CLAIM_VERSION).params(version, id).update();
+    }
+
+    /** @return the newest projection version among the stream's unfinished rebuilds; empty without one */
+    Optional<Integer> activeVersion(StreamId s) {
+        int v = jdbc.sql(SQL_ACTIVE_VERSION).params(s.tenant(), s.catalog()).query(Integer.class).single();
+        return v == 0 ? Optional.empty() : Optional.of(v);
     }
 
     private final JdbcClient jdbc;
@@ -112,8 +144,8 @@ class RebuildRepository {
         this.jdbc = jdbc;
     }
 
-    void insert(UUID id, StreamId s) {
-        jdbc.sql(SQL_INSERT).params(id, s.tenant(), s.catalog()).update();
+    void insert(UUID id, StreamId s, String reason, int projectionVersion) {
+        jdbc.sql(SQL_INSERT).params(id, s.tenant(), s.catalog(), reason, projectionVersion).update();
     }
 
     Optional<Rebuild> find(UUID id) {
@@ -223,7 +255,8 @@ class RebuildRepository {
         return jdbc.sql(SQL_UNFINISHED).params(s.tenant(), s.catalog()).query((rs, n) -> {
             long g = rs.getLong("generation_id");
             return new Unfinished(rs.getObject("rebuild_id", UUID.class), RebuildPhase.valueOf(rs.getString("phase")),
-                    rs.getInt("attempt"), rs.getString("lease_id"), rs.wasNull() ? null : g);
+                    rs.getInt("attempt"), rs.getString("lease_id"), rs.wasNull() ? null : g,
+                    rs.getInt("projection_version"));
         }).list();
     }
 

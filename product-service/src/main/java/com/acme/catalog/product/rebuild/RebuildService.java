@@ -16,6 +16,7 @@ import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.product.lease.FencedOutException;
 import com.acme.catalog.product.lease.WorkerFence;
 import com.acme.catalog.product.lease.WorkerLeases;
+import com.acme.catalog.product.projection.GenerationRepository;
 
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
@@ -58,11 +59,13 @@ public class RebuildService {
     private final RebuildProperties properties;
     private final RunningRebuilds running;
     private final RebuildProgresses progresses;
+    private final GenerationRepository generations;
     private volatile boolean stopping;
 
     RebuildService(RebuildRepository rebuilds, RebuildLedger ledger, WorkerLeases leases, RebuildSteps steps,
-            RebuildProperties properties, RebuildProgresses progresses) {
+            RebuildProperties properties, RebuildProgresses progresses, GenerationRepository generations) {
         this.rebuilds = rebuilds;
+        this.generations = generations;
         this.progresses = progresses;
         this.ledger = ledger;
         this.leases = leases;
@@ -77,25 +80,76 @@ public class RebuildService {
         leases.onAcquired(this::resumeUnfinished);
     }
 
+    /** Why a rebuild was started: the {@code reason} of its row and of {@code GET /v1/rebuilds/{id}}. */
+    public enum Reason {
+        /** {@code POST /v1/rebuilds}. */
+        OPERATOR,
+        /** {@code POST /v1/rebuilds?allowOlderProjection=true}: the operator rebuilds back to an older version. */
+        OPERATOR_OLDER_PROJECTION,
+        /** The recovery worker (no serving generation, a new epoch, a 410, a diverged chain). */
+        RECOVERY,
+        /** The serving generation was built by an older projection version than this instance's. */
+        PROJECTION_UPGRADE
+    }
+
+    /** {@link #start(StreamId, Reason)} for an operator's request. */
+    public UUID start(StreamId stream) {
+        return start(stream, Reason.OPERATOR);
+    }
+
     /**
      * Starts a rebuild of {@code stream} under this instance's worker lease, or answers the one already running.
+     * Never a rebuild back to an older projection version (docs/runbooks/projection-upgrade.md): when the stream's
+     * serving generation, a BUILDING generation or an unfinished rebuild is of a newer version than this instance's,
+     * it is refused, unless {@code why} is {@link Reason#OPERATOR_OLDER_PROJECTION}.
      *
-     * @throws ApiException {@code WORKER_LEASE_HELD} while another instance holds the stream's worker lease
+     * @throws ApiException {@code WORKER_LEASE_HELD} while another instance holds the stream's worker lease;
+     *         {@code PROJECTION_VERSION_OLDER} for a stream of a newer projection version
      */
-    public UUID start(StreamId stream) {
+    public UUID start(StreamId stream, Reason why) {
         WorkerFence fence = leases.hold(stream).orElseThrow(() -> new ApiException(ProblemCode.WORKER_LEASE_HELD,
                 "the recovery worker lease of " + stream + " is held by " + leases.holder(stream).orElse("another "
                         + "instance") + ", which runs its rebuilds"));
         synchronized (this) {
+            if (why != Reason.OPERATOR_OLDER_PROJECTION) {
+                newerVersion(stream).ifPresent(newer -> {
+                    throw new ApiException(ProblemCode.PROJECTION_VERSION_OLDER, stream + " has a generation of "
+                            + "projection version " + newer + ", newer than this instance's version " + version()
+                            + ": an older instance never rebuilds it back (docs/runbooks/projection-upgrade.md); "
+                            + "to roll the projection back on purpose, stop every instance of the newer version "
+                            + "first and ask again with allowOlderProjection=true");
+                });
+            }
             Optional<UUID> active = rebuilds.active(stream);
             if (active.isPresent()) {
                 return active.get();
             }
             UUID id = UuidV7.next();
-            ledger.started(id, stream, fence);
+            ledger.started(id, stream, fence, why.name(), version());
             submit(id, stream);
             return id;
         }
+    }
+
+    /** @return this instance's projection version */
+    private int version() {
+        return generations.version().current();
+    }
+
+    /**
+     * @return the newest projection version of the stream's serving generation, BUILDING generations and unfinished
+     *         rebuilds when it is newer than this instance's; empty otherwise
+     */
+    public Optional<Integer> newerVersion(StreamId stream) {
+        int newest = Math.max(generations.servingVersion(stream).orElse(0),
+                Math.max(generations.newestBuildingVersion(stream).orElse(0), rebuilds.activeVersion(stream)
+                        .orElse(0)));
+        return newest > version() ? Optional.of(newest) : Optional.empty();
+    }
+
+    /** @return why the rebuild was started and the projection version it builds with */
+    Optional<RebuildRepository.Origin> origin(UUID id) {
+        return rebuilds.origin(id);
     }
 
     /** @return whether a rebuild of {@code stream} runs in this process */
@@ -141,6 +195,8 @@ public class RebuildService {
         }
         ledger.restarted(u.rebuildId(), stream, why, now, null);
         ledger.worker(u.rebuildId(), fence);
+        // a newer instance that took over a rebuild builds its generation with its own version
+        rebuilds.claimVersion(u.rebuildId(), version());
         return true;
     }
 
@@ -226,8 +282,19 @@ public class RebuildService {
     void resumeUnfinished(WorkerFence fence) {
         StreamId stream = fence.stream();
         Set<Long> keep = running.generationsOf(stream);
-        List<RebuildRepository.Unfinished> orphans = rebuilds.unfinished(stream).stream()
+        List<RebuildRepository.Unfinished> all = rebuilds.unfinished(stream).stream()
                 .filter(u -> !running.runs(u.rebuildId())).toList();
+        // an older instance never resumes (so never rebuilds back) a rebuild of a newer projection version, nor
+        // retires its generation: an instance of that version takes the lease over and resumes it
+        List<RebuildRepository.Unfinished> newer = all.stream()
+                .filter(u -> u.projectionVersion() > version()).toList();
+        List<RebuildRepository.Unfinished> orphans = all.stream()
+                .filter(u -> u.projectionVersion() <= version()).toList();
+        if (!newer.isEmpty() || generations.newestBuildingVersion(stream).orElse(0) > version()) {
+            log.info("{}: left {} unfinished rebuild(s) of a newer projection version than {} to an instance of "
+                    + "that version", stream, newer.size(), version());
+            return;
+        }
         List<Long> retired = steps.retire().retireBuilding(stream, keep);
         if (!orphans.isEmpty() || !retired.isEmpty()) {
             log.warn("{}: took over {} unfinished rebuild(s) under fence {}; retired BUILDING generation(s) {}",
@@ -271,6 +338,10 @@ public class RebuildService {
             }
             ledger.worker(id, fence.get());
             Attempt a = new Attempt(id, stream, fence.get());
+            RebuildRepository.Origin origin = rebuilds.origin(id).orElse(new RebuildRepository.Origin(null,
+                    version()));
+            a.projectionVersion = version();
+            a.anyVersion = Reason.OPERATOR_OLDER_PROJECTION.name().equals(origin.reason());
             running.attempt(a);
             progresses.track(a);
             RestartPolicy.Failure why;

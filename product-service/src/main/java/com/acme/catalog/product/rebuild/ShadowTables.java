@@ -1,6 +1,7 @@
 package com.acme.catalog.product.rebuild;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.projection.ProjectionVersion;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -15,7 +16,8 @@ import org.springframework.stereotype.Repository;
 class ShadowTables {
 
     private static final String SQL_INSERT_GENERATION = """
-            INSERT INTO generation (tenant, catalog, epoch, status) VALUES (?, ?, ?, 'BUILDING') RETURNING generation_id
+            INSERT INTO generation (tenant, catalog, epoch, status, projection_version) VALUES (?, ?, ?, 'BUILDING', ?)
+            RETURNING generation_id
             """;
     /** Bulk work in a load transaction: the memory index builds sort in; no JIT compile for one-off statements. */
     private static final String SQL_SESSION = """
@@ -35,15 +37,20 @@ class ShadowTables {
     private static final String SQL_DELETE_GENERATION = "DELETE FROM generation WHERE generation_id = ?";
 
     private final JdbcClient jdbc;
+    private final ProjectionVersion version;
 
-    ShadowTables(JdbcClient jdbc) {
+    ShadowTables(JdbcClient jdbc, ProjectionVersion version) {
         this.jdbc = jdbc;
+        this.version = version;
     }
 
-    /** @return the id of the stream's new BUILDING generation of {@code epoch} */
+    /**
+     * @return the id of the stream's new BUILDING generation of {@code epoch}, recording this instance's projection
+     *         version (the derivations it loads and applies with)
+     */
     long insertGeneration(StreamId stream, long epoch) {
-        return jdbc.sql(SQL_INSERT_GENERATION).params(stream.tenant(), stream.catalog(), epoch).query(Long.class)
-                .single();
+        return jdbc.sql(SQL_INSERT_GENERATION).params(stream.tenant(), stream.catalog(), epoch, version.current())
+                .query(Long.class).single();
     }
 
     /** Sets the transaction's {@code maintenance_work_mem} and turns JIT off for it. */

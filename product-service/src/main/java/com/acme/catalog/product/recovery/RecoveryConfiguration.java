@@ -1,6 +1,7 @@
 package com.acme.catalog.product.recovery;
 
 import com.acme.catalog.product.lease.WorkerLeases;
+import com.acme.catalog.product.projection.ProjectionVersion;
 import com.acme.catalog.product.streams.ProductStreamsProperties;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,7 +20,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class RecoveryConfiguration {
 
     @Bean
-    WorkerLeases workerLeases(JdbcClient jdbc, MeterRegistry meters, RecoveryProperties properties) {
-        return new WorkerLeases(jdbc, meters, properties.instanceId(), properties.leaseTtl().toSeconds());
+    WorkerLeases workerLeases(JdbcClient jdbc, MeterRegistry meters, RecoveryProperties properties,
+            ProjectionVersion version) {
+        return new WorkerLeases(jdbc, meters, properties.instanceId(), properties.leaseTtl().toSeconds(),
+                version.current());
     }
 }

@@ -222,25 +222,32 @@ public class RecoveryWorker implements SmartLifecycle {
     }
 
     /**
-     * At start: the listed streams and those with an unfinished rebuild. Served streams and streams of a subscription
+     * At start: the listed streams, those with an unfinished rebuild and those served by an older projection version
+     * than this instance's (a projection upgrade). Served streams and streams of a subscription
      * are checked by the first {@link StreamSweep}, which asks for a cycle only where something moved.
      */
     @EventListener(ApplicationReadyEvent.class)
     void atStartup() {
         Set<StreamId> out = new LinkedHashSet<>(configured);
         out.addAll(rebuilds.unfinishedStreams());
+        out.addAll(generations.servedBelowCurrentVersion());
         for (StreamId s : out) {
             trigger(s, Trigger.STARTUP);
         }
     }
 
     /**
-     * Every interval, the streams with an unfinished rebuild (their lease holder cleans up). Everything else periodic
+     * Every interval, the streams with an unfinished rebuild (their lease holder cleans up) and those served by an
+     * older projection version (an upgrade whose instance stopped or lost the lease). Everything else periodic
      * is the {@link StreamSweep}'s, batched over streams.
      */
     private void periodic() {
         try {
             for (StreamId s : rebuilds.unfinishedStreams()) {
+                trigger(s, Trigger.PERIODIC);
+            }
+            // a projection upgrade another instance of this version did not finish (it stopped, or the lease moved)
+            for (StreamId s : generations.servedBelowCurrentVersion()) {
                 trigger(s, Trigger.PERIODIC);
             }
         } catch (RuntimeException e) {
@@ -295,10 +302,12 @@ public class RecoveryWorker implements SmartLifecycle {
                 this::notTheLeaseHolder,
                 this::rebuildUnderWay,
                 this::notServing,
+                this::servedByNewerVersion,
                 this::epochMoved,
                 this::epochBehind,
                 this::rolledBackBeneath,
                 this::chainDiverged,
+                this::olderVersionServed,
                 this::alreadyCurrent,
                 this::leftToTheRelay)
                 .orElseGet(() -> catchUpPages(c));
@@ -333,6 +342,35 @@ public class RecoveryWorker implements SmartLifecycle {
             return NEXT;
         }
         return Optional.of(subscriptions.matches(c.stream) ? open(c.stream) : Outcome.IDLE);
+    }
+
+    /**
+     * A serving generation built by a newer projection version than this instance's (a rolling upgrade, this instance
+     * the older one): it is left alone, neither caught up with this instance's older derivations nor rebuilt back to
+     * its version (docs/runbooks/projection-upgrade.md); an instance of the newer version recovers it.
+     */
+    private Optional<Outcome> servedByNewerVersion(Cycle c) {
+        int serving = generations.servingVersion(c.stream).orElse(0);
+        if (!generations.version().isOlderThan(serving)) {
+            return NEXT;
+        }
+        log.debug("{}: served by projection version {}, newer than this instance's {}: left to an instance of that "
+                + "version", c.stream, serving, generations.version().current());
+        return Optional.of(Outcome.IDLE);
+    }
+
+    /**
+     * A serving generation built by an older projection version than this instance's: rebuilt in the background to
+     * this version while it keeps serving, cut over when caught up ({@code PROJECTION_UPGRADE}). After the cutover the
+     * serving version is this instance's, so it does not start again.
+     */
+    private Optional<Outcome> olderVersionServed(Cycle c) {
+        int serving = generations.servingVersion(c.stream).orElse(generations.version().current());
+        if (serving >= generations.version().current()) {
+            return NEXT;
+        }
+        return Optional.of(rebuild(c.stream, RebuildService.Reason.PROJECTION_UPGRADE, "the serving generation was "
+                + "built by projection version " + serving + ", this instance's is " + generations.version().current()));
     }
 
     /**
@@ -531,7 +569,21 @@ public class RecoveryWorker implements SmartLifecycle {
     }
 
     private Outcome rebuild(StreamId s, String why) {
-        UUID id = rebuilds.start(s);
+        return rebuild(s, RebuildService.Reason.RECOVERY, why);
+    }
+
+    /**
+     * Starts a rebuild, unless the stream has a generation or an unfinished rebuild of a newer projection version than
+     * this instance's: an older instance never rebuilds a stream back (docs/runbooks/projection-upgrade.md).
+     */
+    private Outcome rebuild(StreamId s, RebuildService.Reason reason, String why) {
+        Optional<Integer> newer = rebuilds.newerVersion(s);
+        if (newer.isPresent()) {
+            log.info("{}: would rebuild ({}), but the stream has projection version {}, newer than this instance's "
+                    + "{}: left to an instance of that version", s, why, newer.get(), generations.version().current());
+            return Outcome.IDLE;
+        }
+        UUID id = rebuilds.start(s, reason);
         started.put(s, id);
         log.info("{}: recovery started rebuild {}: {}", s, id, why);
         status.ok(s, null, null, false);

@@ -127,6 +127,13 @@ class CatalogController {
             response.setHeader("Warning", "110 product \"stale: the history of epoch " + g.epoch()
                     + " was rolled back at the resolver\"");
         }
+        // every answer reads one generation in one snapshot; the header names the projection version it was built
+        // with (docs/product-projections.md), so a reader can tell an answer from before a projection upgrade's
+        // cutover from one after it
+        response.setHeader(PROJECTION_VERSION_HEADER, Integer.toString(g.projectionVersion()));
         return g.generationId();
     }
+
+    /** The response header naming the projection version of the generation an answer was read from. */
+    static final String PROJECTION_VERSION_HEADER = "Projection-Version";
 }

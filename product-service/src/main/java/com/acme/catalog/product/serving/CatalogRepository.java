@@ -19,7 +19,7 @@ class CatalogRepository {
      */
     private static final String SQL_SERVING = """
             SELECT s.generation_id, g.epoch, g.applied_position, g.chain_position, g.chain_digest,
-                   coalesce(e.epoch, 0) AS known_epoch,
+                   g.projection_version, coalesce(e.epoch, 0) AS known_epoch,
                    r.epoch AS rolled_back_epoch, r.cursor AS rolled_back_cursor, r.chain_digest AS rolled_back_digest
               FROM serving_generation s JOIN generation g USING (generation_id)
               LEFT JOIN stream_epoch e ON e.tenant = s.tenant AND e.catalog = s.catalog
@@ -52,7 +52,7 @@ class CatalogRepository {
                     rs.getLong("rolled_back_cursor"), rs.getString("rolled_back_digest"));
             return new Serving(rs.getLong("generation_id"), rs.getLong("epoch"), rs.getLong("applied_position"),
                     rs.getLong("chain_position"), rs.getString("chain_digest"), rs.getLong("known_epoch"),
-                    rolledBack);
+                    rolledBack, rs.getInt("projection_version"));
         }).optional();
     }
 
@@ -62,9 +62,10 @@ class CatalogRepository {
      *
      * @param knownEpoch the stream's current epoch as learnt (0: none yet)
      * @param rolledBack the resolver's restored head when it reports the stream rolled back, else null
+     * @param projectionVersion the projection version the generation was built with
      */
     record Serving(long generationId, long epoch, long appliedPosition, long chainPosition, String chainDigest,
-            long knownEpoch, RolledBack rolledBack) {
+            long knownEpoch, RolledBack rolledBack, int projectionVersion) {
 
         /**
          * Whether the generation holds history the resolver reports lost: it is of the rolled back epoch and not at

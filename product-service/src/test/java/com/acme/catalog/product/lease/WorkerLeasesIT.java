@@ -72,6 +72,26 @@ class WorkerLeasesIT extends ProductIT {
         assertThat(a.hold(s)).as("the new owner's lease is valid").isEmpty();
     }
 
+    /**
+     * A rolling projection upgrade (docs/runbooks/projection-upgrade.md): an instance of a newer projection version
+     * takes the lease over from a live holder of an older one (whose fence then fails), and the older one cannot take
+     * it back while it is valid. Without the version rule in the acquire the newer instance waits for expiry.
+     */
+    @Test
+    void aNewerProjectionVersionTakesTheLeaseOverFromALiveOlderHolderNeverTheReverse() {
+        StreamId s = new StreamId("acme", "versions");
+        WorkerLeases older = new WorkerLeases(jdbc, new SimpleMeterRegistry(), "node-v1", 30, 1);
+        WorkerLeases newer = new WorkerLeases(jdbc, new SimpleMeterRegistry(), "node-v2", 30, 2);
+        WorkerFence f1 = older.hold(s).orElseThrow();
+
+        WorkerFence f2 = newer.hold(s).orElseThrow();
+        assertThat(f2.fence()).isEqualTo(f1.fence() + 1);
+        assertThat(older.isHeld(f1)).isFalse();
+        assertThat(older.renew(f1)).isFalse();
+        assertThat(older.hold(s)).as("the newer holder's lease is valid").isEmpty();
+        assertThat(newer.isHeld(f2)).isTrue();
+    }
+
     @Test
     void oneStatementRenewsEveryHeldLeaseAndDropsTheOnesLost() throws Exception {
         WorkerLeases a = node("node-many", 2);

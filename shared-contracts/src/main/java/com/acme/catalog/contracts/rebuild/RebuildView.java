@@ -28,13 +28,16 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param retryBudgetEndsAt after this a failure that would be retried ends the rebuild FAILED instead
  * @param progress          counts, rates and estimates of the running phase and of the whole rebuild (docs/rebuild.md
  *                          "Progress"); absent when nothing is known of them
+ * @param reason            why the rebuild was started, a stable code ({@code OPERATOR}, {@code RECOVERY},
+ *                          {@code PROJECTION_UPGRADE}); absent for a rebuild from before reasons were recorded
+ * @param projectionVersion the projection version the rebuild builds its generation with
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RebuildView(UUID rebuildId, String tenant, String catalog, String phase, int attempt, long cursor,
         @JsonInclude(JsonInclude.Include.ALWAYS) Long target, long loadedRows, long appliedEvents, String error,
         Map<String, Long> phaseMillis, Map<String, Long> stepMillis, String errorCode, Boolean waitingToRetry,
         String retryCode, String retryReason, Instant nextRetryAt, Instant retryingSince, Instant retryBudgetEndsAt,
-        Progress progress) {
+        Progress progress, String reason, Integer projectionVersion) {
 
     public RebuildView {
         Objects.requireNonNull(rebuildId, "rebuildId");
@@ -57,6 +60,17 @@ public record RebuildView(UUID rebuildId, String tenant, String catalog, String 
         this(rebuildId, tenant, catalog, phase, attempt, cursor, target, loadedRows, appliedEvents, error, phaseMillis,
                 stepMillis, errorCode, waitingToRetry, retryCode, retryReason, nextRetryAt, retryingSince,
                 retryBudgetEndsAt, null);
+    }
+
+    /** The fields before {@code reason}. */
+    public RebuildView(UUID rebuildId, String tenant, String catalog, String phase, int attempt, long cursor,
+            Long target, long loadedRows, long appliedEvents, String error, Map<String, Long> phaseMillis,
+            Map<String, Long> stepMillis, String errorCode, Boolean waitingToRetry, String retryCode,
+            String retryReason, Instant nextRetryAt, Instant retryingSince, Instant retryBudgetEndsAt,
+            Progress progress) {
+        this(rebuildId, tenant, catalog, phase, attempt, cursor, target, loadedRows, appliedEvents, error, phaseMillis,
+                stepMillis, errorCode, waitingToRetry, retryCode, retryReason, nextRetryAt, retryingSince,
+                retryBudgetEndsAt, progress, null, null);
     }
 
     /**

@@ -31,7 +31,7 @@ public class ApiExceptionHandler {
         if (e.code().status() >= 500) {
             log.warn("{} {}: {} {}", req.getMethod(), req.getRequestURI(), e.code(), e.getMessage());
         }
-        if (e.code() == ProblemCode.OUTCOME_UNKNOWN) {
+        if (e.code() == ProblemCode.OUTCOME_UNKNOWN || e.code() == ProblemCode.PROJECTION_VERSION_NEWER) {
             // a retry with the write's Idempotency-Key learns the outcome; soon is fine, the commit has ended
             return ResponseEntity.status(e.code().status()).header("Retry-After", DATABASE_RETRY_AFTER_SECONDS)
                     .contentType(Problems.PROBLEM_JSON).body(Problems.body(e.code(), e.getMessage(),

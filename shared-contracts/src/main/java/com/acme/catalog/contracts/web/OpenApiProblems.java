@@ -81,9 +81,11 @@ public final class OpenApiProblems implements OpenApiCustomizer {
                     ProblemCode.CONTROL_STORE_UNAVAILABLE),
             // product
             Rule.of("POST", "/v1/inbox/events", ProblemCode.EPOCH_MISMATCH, ProblemCode.CHAIN_BROKEN,
-                    ProblemCode.INVALID_EVENT, ProblemCode.PAYLOAD_TOO_LARGE, ProblemCode.MAINTENANCE),
+                    ProblemCode.INVALID_EVENT, ProblemCode.PAYLOAD_TOO_LARGE, ProblemCode.MAINTENANCE,
+                    ProblemCode.PROJECTION_VERSION_NEWER),
             Rule.of("GET", "/v1/catalog/{t}/{c}/.*", ProblemCode.MAINTENANCE),
-            Rule.of("POST", "/v1/rebuilds", ProblemCode.WORKER_LEASE_HELD, ProblemCode.MAINTENANCE));
+            Rule.of("POST", "/v1/rebuilds", ProblemCode.WORKER_LEASE_HELD, ProblemCode.MAINTENANCE,
+                    ProblemCode.PROJECTION_VERSION_OLDER));
 
     /** The {@code detail} of the problem examples: each real one says what was wrong in a sentence. */
     static final String EXAMPLE_DETAIL = "a sentence saying what was wrong with the request and what to do";
