@@ -253,9 +253,8 @@ class RebuildRepository {
 
     java.util.List<Unfinished> unfinished(StreamId s) {
         return jdbc.sql(SQL_UNFINISHED).params(s.tenant(), s.catalog()).query((rs, n) -> {
-            long g = rs.getLong("generation_id");
             return new Unfinished(rs.getObject("rebuild_id", UUID.class), RebuildPhase.valueOf(rs.getString("phase")),
-                    rs.getInt("attempt"), rs.getString("lease_id"), rs.wasNull() ? null : g,
+                    rs.getInt("attempt"), rs.getString("lease_id"), rs.getObject("generation_id", Long.class),
                     rs.getInt("projection_version"));
         }).list();
     }
