@@ -249,8 +249,15 @@ final class Faults {
                     Thread.sleep(200);
                 }
             }
-            case PG_RESTART_FAST -> (p.target() == 0 ? cluster.rpg.primary() : cluster.pg).restart("fast");
-            case PG_RESTART_IMMEDIATE -> (p.target() == 0 ? cluster.rpg.primary() : cluster.pg).restart("immediate");
+            case PG_RESTART_FAST, PG_RESTART_IMMEDIATE -> {
+                String mode = p.kind() == Kind.PG_RESTART_FAST ? "fast" : "immediate";
+                if (p.target() == 0) {
+                    awaitStandby(); // never restart a primary pg_basebackup is copying
+                    cluster.rpg.primary().restart(mode);
+                } else {
+                    cluster.pg.restart(mode);
+                }
+            }
             case KILL_RESOLVER -> {
                 cluster.resolvers[p.target()].kill();
                 Thread.sleep(Math.min(p.durationMs(), 3000));
@@ -766,11 +773,41 @@ final class Faults {
             c.rollback();
         }
     }
+    /** the new standby being made after a failover, in the background (null: none) */
+    private volatile Thread standbyMaker;
+
+    /**
+     * A new standby from the new primary, made in the background while the next faults run (pg_basebackup takes
+     * seconds); {@link #awaitStandby} before anything that touches the resolver's servers again.
+     */
+    private void recreateStandby(Failover f) {
+        standbyMaker = background("standby-maker", () -> {
+            try {
+                cluster.rpg.recreateStandby();
+                aimLog(f.kind, "standby", "new standby 127.0.0.1:" + cluster.rpg.standby().port
+                        + " streaming, synchronous again " + f.sincePromotion(System.nanoTime())
+                        + " ms after the promotion");
+            } catch (Exception e) {
+                violations.add(f.kind + ": no new standby after the failover: " + e);
+                throw e;
+            }
+        });
+    }
+
+    /** Waits for the standby being made after a failover, if any. */
+    void awaitStandby() throws InterruptedException {
+        Thread t = standbyMaker;
+        if (t != null) {
+            t.join(300_000);
+        }
+    }
+
     /** every failover the suite made, in order */
     final List<Failover> failovers = Collections.synchronizedList(new ArrayList<>());
 
     /** Waits for the failovers' watchers (reads sampled, convergence) to end. */
     void awaitFailovers() throws InterruptedException {
+        awaitStandby();
         for (Failover f : List.copyOf(failovers)) {
             Thread t = f.watcher;
             if (t != null) {
@@ -786,6 +823,7 @@ final class Faults {
      * behind an acknowledged write after it, or marked rolled back, is a violation.
      */
     private void failoverSync(Planned p) throws Exception {
+        awaitStandby();
         ReplicatedPostgres r = cluster.rpg;
         Failover f = new Failover(p.kind());
         failovers.add(f);
@@ -797,16 +835,14 @@ final class Faults {
         f.promotedNanos = r.failover();
         Map<String, long[]> survived = primaryCursors();
         Thread.sleep(500); // answers of commits made before the kill are recorded
-        for (Checker.LostTail t : lostTails(survived)) {
+        for (Checker.LostTail t : lostTails(survived, f.promotedNanos)) {
             violations.add("FAILOVER_SYNC lost acknowledged writes: " + t + " (acknowledged through "
-                    + ackedThrough(t.catalog(), t.epoch()) + ")");
+                    + ackedThrough(t.catalog(), t.epoch(), f.promotedNanos) + ")");
         }
         aimLog(p.kind(), "promoted", "127.0.0.1:" + r.primary().port + " after "
                 + (f.promotedNanos - f.killedNanos) / 1_000_000 + " ms; cursors " + show(survived));
         f.watcher = background("failover-watch", () -> watch(f, List.copyOf(cluster.catalogs), Map.of()));
-        r.recreateStandby();
-        aimLog(p.kind(), "standby", "new standby 127.0.0.1:" + r.standby().port + " streaming, synchronous again "
-                + f.sincePromotion(System.nanoTime()) + " ms after the promotion");
+        recreateStandby(f);
     }
 
     /**
@@ -818,6 +854,7 @@ final class Faults {
      * new standby and synchronous replication again.
      */
     private void failoverLostTail(Planned p) throws Exception {
+        awaitStandby();
         ReplicatedPostgres r = cluster.rpg;
         Failover f = new Failover(p.kind());
         failovers.add(f);
@@ -834,7 +871,7 @@ final class Faults {
         f.promotedNanos = r.failover();
         Map<String, long[]> survived = primaryCursors();
         Thread.sleep(500);
-        List<Checker.LostTail> tails = lostTails(survived);
+        List<Checker.LostTail> tails = lostTails(survived, f.promotedNanos);
         f.lostTails.addAll(tails);
         aimLog(p.kind(), "promoted", "127.0.0.1:" + r.primary().port + "; standby had " + standby
                 + ", product ahead of it: " + f.productAheadOfStandby + "; lost " + tails);
@@ -858,9 +895,7 @@ final class Faults {
             rotate(p.kind(), lostStreams, p.target(), p.durationMs());
         }
         f.rotatedNanos = System.nanoTime();
-        r.recreateStandby();
-        aimLog(p.kind(), "standby", "new standby 127.0.0.1:" + r.standby().port + " streaming, synchronous again "
-                + f.sincePromotion(System.nanoTime()) + " ms after the promotion");
+        recreateStandby(f);
     }
 
     /** Per stream, the open cursor (epoch, position) on the resolver's current primary. */
@@ -882,21 +917,24 @@ final class Faults {
                 .collect(Collectors.joining(", "));
     }
 
-    /** The streams whose acknowledged writes in their open epoch went past what the new primary has. */
-    private List<Checker.LostTail> lostTails(Map<String, long[]> survived) {
+    /**
+     * The streams whose writes acknowledged before the promotion (by the old primary: the new one accepted none yet)
+     * went past what the new primary has in their open epoch.
+     */
+    private List<Checker.LostTail> lostTails(Map<String, long[]> survived, long promotedNanos) {
         List<Checker.LostTail> out = new ArrayList<>();
         for (Map.Entry<String, long[]> e : survived.entrySet()) {
             long epoch = e.getValue()[0];
-            if (ackedThrough(e.getKey(), epoch) > e.getValue()[1]) {
+            if (ackedThrough(e.getKey(), epoch, promotedNanos) > e.getValue()[1]) {
                 out.add(new Checker.LostTail(e.getKey(), epoch, e.getValue()[1]));
             }
         }
         return out;
     }
 
-    private long ackedThrough(String c, long epoch) {
+    private long ackedThrough(String c, long epoch, long beforeNanos) {
         return history.ops.stream().filter(o -> o.outcome == History.Outcome.OK && o.catalog.equals(c)
-                && o.epoch == epoch).mapToLong(o -> o.lastPosition).max().orElse(0);
+                && o.epoch == epoch && o.endNanos <= beforeNanos).mapToLong(o -> o.lastPosition).max().orElse(0);
     }
 
     /** Per stream, the items the lost tails' acknowledged writes touched (at most 8 each) → their markers. */
@@ -1080,8 +1118,9 @@ final class Faults {
                 for (int i = 0; i < 2; i++) {
                     JsonNode pc = cluster.get(cluster.productUrl(i) + "/v1/streams/" + Cluster.TENANT + "/"
                             + e.getKey() + "/projection-checksum");
-                    if (pc.path("epoch").longValue() != e.getValue()[0]
-                            || pc.path("position").longValue() < e.getValue()[1]) {
+                    long epoch = pc.path("epoch").longValue();
+                    if (epoch < e.getValue()[0] || (epoch == e.getValue()[0]
+                            && pc.path("position").longValue() < e.getValue()[1])) { // a later rotation counts too
                         return false;
                     }
                 }
