@@ -937,20 +937,32 @@ final class Faults {
                 && o.epoch == epoch && o.endNanos <= beforeNanos).mapToLong(o -> o.lastPosition).max().orElse(0);
     }
 
-    /** Per stream, the items the lost tails' acknowledged writes touched (at most 8 each) → their markers. */
+    /**
+     * Per stream, the items the lost tails' acknowledged writes touched → the markers of those writes: first the
+     * items of lost releases (only a released revision is publicly visible), then the rest, at most 12 per stream.
+     */
     private Map<String, Map<String, String>> lostItems(List<Checker.LostTail> tails) {
         Map<String, Map<String, String>> out = new java.util.TreeMap<>();
+        List<History.Op> lost = new ArrayList<>();
         for (History.Op op : history.ops) {
-            for (Checker.LostTail t : tails) {
-                if (t.holds(op)) {
-                    Map<String, String> items = out.computeIfAbsent(t.catalog(), k -> new java.util.LinkedHashMap<>());
-                    for (String item : op.items) {
-                        if (items.size() < 8 || items.containsKey(item)) {
-                            items.merge(item, String.join(" ", op.markers), (a, b) -> a + " " + b);
-                        }
-                    }
+            if (tails.stream().anyMatch(t -> t.holds(op))) {
+                lost.add(op);
+            }
+        }
+        lost.sort(java.util.Comparator.comparing(op -> op.kind.equals("release") ? 0 : 1));
+        for (History.Op op : lost) {
+            Map<String, String> items = out.computeIfAbsent(op.catalog, k -> new java.util.LinkedHashMap<>());
+            for (String item : op.items) {
+                if (items.size() < 12 || items.containsKey(item)) {
+                    items.merge(item, String.join(" ", op.markers), (x, y) -> x + " " + y);
                 }
             }
+        }
+        // a lost write's marker may also be in a kept item's lost release: every lost marker counts for every item
+        for (Map.Entry<String, Map<String, String>> e : out.entrySet()) {
+            String all = lost.stream().filter(op -> op.catalog.equals(e.getKey()))
+                    .flatMap(op -> op.markers.stream()).collect(Collectors.joining(" "));
+            e.getValue().replaceAll((item, markers) -> all);
         }
         return out;
     }
