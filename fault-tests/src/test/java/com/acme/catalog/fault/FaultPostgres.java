@@ -37,7 +37,7 @@ final class FaultPostgres implements AutoCloseable {
 
     /** Why the cluster cannot be created here, or null when it can. */
     static String unavailableReason() {
-        for (String b : List.of("initdb", "pg_ctl", "postgres")) {
+        for (String b : List.of("initdb", "pg_ctl", "postgres", "pg_basebackup")) {
             if (!Files.isExecutable(BIN.resolve(b))) {
                 return BIN.resolve(b) + " is missing (set -Dfault.pg.bin= to PostgreSQL's bin directory)";
             }
