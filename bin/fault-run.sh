@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# SPK-05's long fault run (docs/spk-05.md "How to run"): two resolver and two product instances on a PostgreSQL
-# cluster of the suite's own (port 55432, under /tmp; the shared server on 5432 is never touched), a seeded load,
+# SPK-05's long fault run (docs/spk-05.md "How to run"): two resolver and two product instances on PostgreSQL
+# servers of the suite's own (the resolver's a primary on port 55432 with a streaming standby, product and control
+# on another; under /tmp; the shared server on 5432 is never touched), a seeded load, failovers among the
 # faults of every kind at seeded random times, then the history checker. Prints one JSON summary line.
 #   bin/fault-run.sh [--minutes=20] [--seed=N]
 # Run it on a quiet machine: it starts four JVMs and restarts PostgreSQL hundreds of times.

@@ -27,6 +27,10 @@ import tools.jackson.databind.JsonNode;
  *   <li>every OK write is present exactly once, over all epochs, at the epoch and positions it was answered (a
  *       keyed retry answers the first result), no FAILED write is present, an UNKNOWN one at most once and all or
  *       nothing of it; nothing is present that no client wrote;</li>
+ *   <li>an OK write missing entirely from the tail an asynchronous failover lost ({@link #lostTails}: its positions
+ *       past what the promoted standby had, in that epoch) is listed in {@link #lostWrites}, not a violation; any
+ *       position of one (stream, epoch) acknowledged or stored with two contents is a violation (a lost position
+ *       reused);</li>
  *   <li>every write's outcome is known in the end, retried with its key ({@link #checkRetries});</li>
  *   <li>the product's serving generation is of the resolver's open epoch and processed exactly start+1..W, each with the resolver's chain digest, holds
  *       nothing, and its applied position and the consumer's durable progress are W;</li>
@@ -53,8 +57,35 @@ final class Checker {
     /** Planted-bug switch for showing that the checker fails (docs/spk-05.md): -Dfault.plant=skip-chain. */
     private final String plant = System.getProperty("fault.plant", "");
 
+    /** the tails asynchronous failovers lost: acknowledged writes in them are expected to be missing */
+    final List<LostTail> lostTails = new ArrayList<>();
+    /** the acknowledged writes the failovers lost, found by {@link #check} */
+    final List<LostWrite> lostWrites = new ArrayList<>();
+
     Checker(Cluster cluster) {
         this.cluster = cluster;
+    }
+
+    /** What a failover lost of one stream: the positions of {@code epoch} after {@code survived}. */
+    record LostTail(String catalog, long epoch, long survived) {
+        boolean holds(Op op) {
+            return op.outcome == Outcome.OK && op.catalog.equals(catalog) && op.epoch == epoch
+                    && op.lastPosition > survived;
+        }
+
+        @Override
+        public String toString() {
+            return catalog + " epoch " + epoch + " after " + survived;
+        }
+    }
+
+    /** An acknowledged write a failover lost. */
+    record LostWrite(LostTail tail, Op op) {
+        @Override
+        public String toString() {
+            return op.catalog + " e" + op.epoch + ":" + op.firstPosition + ".." + op.lastPosition + " " + op.kind
+                    + " op " + op.id + " " + op.markers;
+        }
     }
 
     /** @return every violation the checks found so far, in the order found */
@@ -101,7 +132,7 @@ final class Checker {
     }
 
     private long durable(String c) throws Exception {
-        try (Connection conn = cluster.pg.connect("resolver"); PreparedStatement s = conn.prepareStatement("""
+        try (Connection conn = cluster.connect("resolver"); PreparedStatement s = conn.prepareStatement("""
                 SELECT coalesce(max(r.durable_position), -1) FROM resolver.retention_consumer r
                   JOIN resolver.stream_cursor k ON k.tenant = r.tenant AND k.catalog = r.catalog
                        AND k.epoch = r.epoch AND k.fenced_at IS NULL
@@ -132,7 +163,7 @@ final class Checker {
     private Map<String, List<At>> checkStream(String c) throws Exception {
         Map<String, List<At>> found = new HashMap<>();
         Map<Long, Long> byEpoch = new java.util.TreeMap<>();
-        try (Connection conn = cluster.pg.connect("resolver")) {
+        try (Connection conn = cluster.connect("resolver")) {
             List<Object[]> cursors = new ArrayList<>();
             try (PreparedStatement s = conn.prepareStatement("""
                     SELECT epoch, position, chain_digest, fenced_at IS NULL FROM resolver.stream_cursor
@@ -226,8 +257,13 @@ final class Checker {
         }
     }
 
-    private void checkOps(History history, Map<String, Map<String, List<At>>> markers) {
+    /**
+     * The writes against what is stored: {@code markers} is, per stream, every marker found in the stored wire and
+     * where. Package-private for {@code CheckerLostWritesTest}.
+     */
+    void checkOps(History history, Map<String, Map<String, List<At>>> markers) {
         Map<String, Set<String>> written = new HashMap<>();
+        checkOneContentPerPosition(history, markers);
         for (Op op : history.ops) {
             Map<String, List<At>> found = markers.get(op.catalog);
             written.computeIfAbsent(op.catalog, k -> new HashSet<>()).addAll(op.markers);
@@ -243,7 +279,11 @@ final class Checker {
             if (op.outcome == null) {
                 violations.add(op + ": no outcome recorded");
             } else if (op.outcome == Outcome.OK) {
-                if (present != op.markers.size()) {
+                LostTail tail = present == 0 ? lostTails.stream().filter(t -> t.holds(op)).findFirst().orElse(null)
+                        : null;
+                if (tail != null && op.firstPosition > tail.survived()) {
+                    lostWrites.add(new LostWrite(tail, op));
+                } else if (present != op.markers.size()) {
                     violations.add(op + ": acknowledged, but " + (op.markers.size() - present) + " of "
                             + op.markers.size() + " changes are missing");
                 } else {
@@ -273,10 +313,40 @@ final class Checker {
         }
     }
 
+    /**
+     * One content per position of a (stream, epoch): no two acknowledged writes answered the same position, and no
+     * position an acknowledged write was answered holds another write's change (a position a failover lost and the
+     * resolver then gave to another write).
+     */
+    private void checkOneContentPerPosition(History history, Map<String, Map<String, List<At>>> markers) {
+        Map<String, Map<At, String>> stored = new HashMap<>();
+        markers.forEach((c, byMarker) -> byMarker.forEach((m, ats) -> ats.forEach(at ->
+                stored.computeIfAbsent(c, k -> new HashMap<>()).merge(at, m, (a, b) -> a + "," + b))));
+        Map<String, Map<At, String>> acknowledged = new HashMap<>();
+        for (Op op : history.ops) {
+            if (op.outcome != Outcome.OK) {
+                continue;
+            }
+            for (int j = 0; j < op.markers.size(); j++) {
+                At at = new At(op.epoch, op.firstPosition + j);
+                String m = op.markers.get(j);
+                String other = acknowledged.computeIfAbsent(op.catalog, k -> new HashMap<>()).putIfAbsent(at, m);
+                if (other != null && !other.equals(m)) {
+                    violations.add(op.catalog + " " + at + ": acknowledged with two contents, " + other + " and " + m);
+                }
+                String there = stored.getOrDefault(op.catalog, Map.of()).get(at);
+                if (there != null && !there.equals(m)) {
+                    violations.add(op.catalog + " " + at + ": acknowledged with " + m + " but stored with " + there
+                            + " (two contents for one position: " + op + ")");
+                }
+            }
+        }
+    }
+
     private void checkProduct(String c) throws Exception {
         long head = heads.getOrDefault(c, -1L);
         Map<Long, String> resolverDigests = new HashMap<>();
-        try (Connection conn = cluster.pg.connect("resolver"); PreparedStatement s = conn.prepareStatement("""
+        try (Connection conn = cluster.connect("resolver"); PreparedStatement s = conn.prepareStatement("""
                 SELECT o.position, o.chain_digest
                   FROM (SELECT tenant, catalog, epoch, position, chain_digest FROM resolver.outbox
                         UNION ALL
@@ -293,7 +363,7 @@ final class Checker {
                 }
             }
         }
-        try (Connection conn = cluster.pg.connect("product")) {
+        try (Connection conn = cluster.connect("product")) {
             long generation;
             long start;
             long applied;
@@ -408,7 +478,7 @@ final class Checker {
      * and epoch that transaction saw) is at or below both. Also counts prunes, pruned events and lease expiries.
      */
     void checkRetention() throws Exception {
-        try (Connection conn = cluster.pg.connect("resolver"); Statement s = conn.createStatement()) {
+        try (Connection conn = cluster.connect("resolver"); Statement s = conn.createStatement()) {
             try (ResultSet rs = s.executeQuery("""
                     SELECT count(*), count(DISTINCT txid),
                            count(*) FILTER (WHERE position > min_live_pin),
@@ -470,7 +540,7 @@ final class Checker {
      * audit trigger ({@link Ops#installRebuildAudit}), which records every phase and attempt change.
      */
     void checkRebuilds() throws Exception {
-        try (Connection conn = cluster.pg.connect("product"); Statement s = conn.createStatement()) {
+        try (Connection conn = cluster.connect("product"); Statement s = conn.createStatement()) {
             try (ResultSet rs = s.executeQuery("""
                     SELECT count(DISTINCT rebuild_id),
                            count(DISTINCT rebuild_id) FILTER (WHERE phase = 'DONE'),

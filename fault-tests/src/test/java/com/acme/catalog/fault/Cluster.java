@@ -21,9 +21,12 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Two resolver and two product instances from their jars, all on the suite's own cluster (one resolver, one
- * product and one control database: instances coordinate only through the database), with the relay's deliveries
- * and the product's calls to the resolver going through a {@link FaultProxy} each.
+ * Two resolver and two product instances from their jars, with the relay's deliveries and the product's calls to the
+ * resolver going through a {@link FaultProxy} each. Two PostgreSQL servers of the suite's own: the resolver database
+ * on a primary with a streaming standby ({@link ReplicatedPostgres}, reached by a multi-host URL, so it can fail
+ * over), the product and control databases on a second server that never fails over (the control store must not
+ * fail over with the resolver: its high-water marks are how a lost tail is found). Instances coordinate only
+ * through the databases.
  */
 final class Cluster implements AutoCloseable {
 
@@ -44,7 +47,10 @@ final class Cluster implements AutoCloseable {
             + "\"test-pause\":{\"LOADING\":\"" + LOADING_PAUSE_MS + "ms\",\"CUTTING_OVER\":\"" + CUTOVER_PAUSE_MS
             + "ms\"}}}}";
 
+    /** the product and control databases: never fails over */
     final FaultPostgres pg;
+    /** the resolver database: a primary and a streaming standby */
+    final ReplicatedPostgres rpg;
     final List<String> catalogs;
     /**
      * per stream, the epoch the harness's operator side works in (leases, exports, pages, the audit consumer):
@@ -61,13 +67,15 @@ final class Cluster implements AutoCloseable {
     final List<Path> logs = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    Cluster(FaultPostgres pg, List<String> catalogs) throws Exception {
+    Cluster(FaultPostgres pg, ReplicatedPostgres rpg, List<String> catalogs) throws Exception {
         this.pg = pg;
+        this.rpg = rpg;
         this.catalogs = List.copyOf(catalogs);
         this.objects = Files.createTempDirectory("fault-objects");
         this.toProduct = new FaultProxy("resolver->product", List.of(productPorts[0], productPorts[1]));
         this.toResolver = new FaultProxy("product->resolver", List.of(resolverPorts[0], resolverPorts[1]));
-        for (String db : List.of("resolver", "product", "control")) {
+        rpg.createDatabase("resolver");
+        for (String db : List.of("product", "control")) {
             pg.createDatabase(db);
         }
     }
@@ -82,7 +90,7 @@ final class Cluster implements AutoCloseable {
 
     void startResolver(int i) throws Exception {
         Map<String, String> env = new HashMap<>();
-        env.put("SPRING_DATASOURCE_URL", pg.jdbcUrl("resolver", "resolver-" + i));
+        env.put("SPRING_DATASOURCE_URL", rpg.jdbcUrl("resolver", "resolver-" + i));
         env.put("SPRING_DATASOURCE_USERNAME", "postgres");
         env.put("CONTROL_DATASOURCE_URL", pg.jdbcUrl("control", "resolver-" + i + "-control"));
         env.put("CONTROL_DATASOURCE_USERNAME", "postgres");
@@ -124,7 +132,7 @@ final class Cluster implements AutoCloseable {
      * consumer change takes that lock, so what the trigger sees is what bounded the prune.
      */
     void installPruneAudit() throws Exception {
-        try (Connection c = pg.connect("resolver"); Statement s = c.createStatement()) {
+        try (Connection c = connect("resolver"); Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS fault_audit");
             s.execute("""
                     CREATE TABLE IF NOT EXISTS fault_audit.pruned (
@@ -154,6 +162,16 @@ final class Cluster implements AutoCloseable {
             s.execute("CREATE TRIGGER fault_audit_prune AFTER DELETE ON resolver.outbox REFERENCING OLD TABLE AS gone "
                     + "FOR EACH STATEMENT EXECUTE FUNCTION fault_audit.record_prune()");
         }
+    }
+
+    /** The server holding {@code database}: the resolver's current primary, or the one that never fails over. */
+    FaultPostgres server(String database) {
+        return database.equals("resolver") ? rpg.primary() : pg;
+    }
+
+    /** A harness connection to {@code database}, on the server holding it now. */
+    Connection connect(String database) throws java.sql.SQLException {
+        return server(database).connect(database);
     }
 
     /** @return the epoch of {@code catalog} the harness's operator side works in */

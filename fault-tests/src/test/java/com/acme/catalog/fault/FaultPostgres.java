@@ -37,7 +37,7 @@ final class FaultPostgres implements AutoCloseable {
 
     /** Why the cluster cannot be created here, or null when it can. */
     static String unavailableReason() {
-        for (String b : List.of("initdb", "pg_ctl", "postgres")) {
+        for (String b : List.of("initdb", "pg_ctl", "postgres", "pg_basebackup")) {
             if (!Files.isExecutable(BIN.resolve(b))) {
                 return BIN.resolve(b) + " is missing (set -Dfault.pg.bin= to PostgreSQL's bin directory)";
             }
@@ -72,7 +72,11 @@ final class FaultPostgres implements AutoCloseable {
     }
 
     static FaultPostgres create() throws Exception {
-        int port = Integer.getInteger("fault.pg.port", 55432);
+        return create(Integer.getInteger("fault.pg.port", 55432));
+    }
+
+    /** A new cluster on {@code port} (another free one when that is taken), started. */
+    static FaultPostgres create(int port) throws Exception {
         if (!portFree(port)) {
             int other = freePort();
             System.out.println("[fault] port " + port + " is taken, the suite's cluster uses " + other);
@@ -87,12 +91,56 @@ final class FaultPostgres implements AutoCloseable {
                 "-E", "UTF8", "--no-instructions"), 120);
         String conf = "\n# fault suite\nport = " + port + "\nlisten_addresses = '127.0.0.1'\n"
                 + "unix_socket_directories = '" + dir + "'\nfsync = on\nmax_connections = 300\n"
-                + "shared_buffers = 64MB\nlog_min_messages = warning\n";
+                + "shared_buffers = 64MB\nlog_min_messages = warning\n"
+                // streaming replication (ReplicatedPostgres): a standby retries its primary every 0.5 s, not 5 s
+                + "wal_level = replica\nmax_wal_senders = 10\nwal_keep_size = 256MB\nhot_standby = on\n"
+                + "wal_retrieve_retry_interval = 500ms\n";
         Files.writeString(pg.data.resolve("postgresql.conf"), conf, StandardCharsets.UTF_8,
                 java.nio.file.StandardOpenOption.APPEND);
         Runtime.getRuntime().addShutdownHook(new Thread(pg::close, "stop-fault-postgres"));
         pg.start();
         return pg;
+    }
+
+    /**
+     * A streaming standby of the cluster listening on {@code walPort} (the primary, or a proxy in front of it):
+     * {@code pg_basebackup -R} into a new directory, its own port, started.
+     */
+    static FaultPostgres standby(int walPort) throws Exception {
+        FaultPostgres pg = new FaultPostgres(freePort(), Files.createTempDirectory("fault-pg-standby-"));
+        if (isRoot()) {
+            run(List.of("chown", "-R", "postgres:postgres", pg.dir.toString()), 30);
+        }
+        pg.baseBackup(walPort);
+        Runtime.getRuntime().addShutdownHook(new Thread(pg::close, "stop-fault-postgres-standby"));
+        return pg;
+    }
+
+    /**
+     * This node made a standby again (its old data removed): {@code pg_basebackup -R -X stream -c fast} from the
+     * server at {@code walPort}, its port and socket directory set after the copied configuration, started.
+     */
+    void baseBackup(int walPort) throws Exception {
+        run(List.of("rm", "-rf", data.toString()), 60);
+        pg(List.of(BIN.resolve("pg_basebackup").toString(), "-D", data.toString(), "-R", "-X", "stream", "-c",
+                "fast", "-d", "host=127.0.0.1 port=" + walPort + " user=postgres application_name=fault-standby"),
+                180);
+        // the copied postgresql.conf names the source's port and socket directory: the last setting wins
+        String conf = "\n# fault suite standby\nport = " + port + "\nunix_socket_directories = '" + dir + "'\n";
+        Files.writeString(data.resolve("postgresql.conf"), conf, StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.APPEND);
+        start();
+    }
+
+    /** {@code pg_ctl stop -m mode}. */
+    void stop(String mode) throws Exception {
+        pg(List.of(BIN.resolve("pg_ctl").toString(), "stop", "-w", "-t", "60", "-m", mode, "-D", data.toString()),
+                90);
+    }
+
+    /** {@code pg_ctl promote -w}: the standby ends recovery and becomes a primary. */
+    void promote() throws Exception {
+        pg(List.of(BIN.resolve("pg_ctl").toString(), "promote", "-w", "-t", "60", "-D", data.toString()), 90);
     }
 
     void start() throws Exception {

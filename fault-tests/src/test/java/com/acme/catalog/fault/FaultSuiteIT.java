@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * SPK-05's fault suite: two resolver and two product instances from their jars on a PostgreSQL cluster of the
- * suite's own, a seeded load on three streams, the faults of {@link Faults.Kind} at seeded random times, then
+ * SPK-05's fault suite: two resolver and two product instances from their jars on PostgreSQL servers of the
+ * suite's own (the resolver's a primary with a streaming standby, so it can fail over), a seeded load on three streams, the faults of {@link Faults.Kind} at seeded random times, then
  * convergence without any manual step and the {@link Checker} over the recorded history.
  *
  * <p>The run, one method per phase, each handing its result to the next:
@@ -47,18 +47,23 @@ class FaultSuiteIT {
         System.out.println("[fault] seed " + settings.seed() + " (replay: -Dfault.seed=" + settings.seed() + "), "
                 + settings.minutes() + " min");
         History history = new History();
-        try (FaultPostgres pg = FaultPostgres.create(); Cluster cluster = new Cluster(pg, CATALOGS)) {
+        try (ReplicatedPostgres rpg = ReplicatedPostgres.create();
+                FaultPostgres pg = FaultPostgres.create(FaultPostgres.freePort());
+                Cluster cluster = new Cluster(pg, rpg, CATALOGS)) {
             startResolvers(cluster);
             Load load = seed(cluster, history, settings.seed());
             Ops ops = startProducts(cluster, pg, settings.seed());
             Faults faults = new Faults(cluster, history, ops);
             LoadRun run = loadWithFaults(settings, load, ops, faults);
+            faults.awaitFailovers();
             Checker checker = new Checker(cluster);
+            faults.failovers.forEach(f -> checker.lostTails.addAll(f.lostTails));
             Quiescence quiet = quiesce(checker, ops, faults, run);
             List<String> violations = checkHistory(checker, history, faults, ops, quiet, load.retryMs);
             report(settings, run, quiet, history, faults, ops, checker, violations);
             if (!violations.isEmpty()) {
-                System.out.println("[fault] service logs: " + cluster.logs + ", PostgreSQL log: " + pg.log());
+                System.out.println("[fault] service logs: " + cluster.logs + ", PostgreSQL logs: " + pg.log() + ", "
+                        + rpg.primary().log() + ", " + rpg.standby().log());
             }
             assertThat(violations).as("violations, seed %d (replay with -Dfault.seed=%d)", settings.seed(),
                     settings.seed()).isEmpty();
@@ -296,6 +301,14 @@ class FaultSuiteIT {
         summary.put("rotations", faults.rotations);
         summary.put("epochs", checker.epochHeads);
         summary.put("convergenceMsAfterLastFault", quiet.convergenceMs());
+        List<Map<String, Object>> failovers = new ArrayList<>();
+        for (Failover f : List.copyOf(faults.failovers)) {
+            failovers.add(f.summary(history, checker.lostWrites));
+        }
+        summary.put("failovers", failovers);
+        summary.put("acknowledgedWritesLostByFailover", checker.lostWrites.stream().map(String::valueOf).toList());
+        summary.put("writesRefusedHistoryRolledBack", history.ops.stream().flatMap(o -> o.attemptLog.stream())
+                .filter(a -> a.contains("HISTORY_ROLLED_BACK")).count());
         summary.put("violations", violations);
         String json = Cluster.JSON.writeValueAsString(summary);
         System.out.println("FAULT-SUMMARY " + json);

@@ -34,9 +34,9 @@ final class Faults {
     enum Kind {
         /** pg_terminate_backend of every service connection (a burst of three, 200 ms apart) */
         TERMINATE_BACKENDS,
-        /** pg_ctl restart -m fast */
+        /** pg_ctl restart -m fast, of the resolver's primary (target 0) or the product and control server (1) */
         PG_RESTART_FAST,
-        /** pg_ctl restart -m immediate: a crash, recovery from WAL */
+        /** pg_ctl restart -m immediate: a crash, recovery from WAL (target as above) */
         PG_RESTART_IMMEDIATE,
         /** kill -9 of one resolver instance, restarted after a pause */
         KILL_RESOLVER,
@@ -77,7 +77,20 @@ final class Faults {
          * first), rotate, the audit consumer registered in the new epoch, maintenance off (the resolver first), while
          * the writers and the light faults go on; the product must rebuild in the new epoch by itself
          */
-        EPOCH_ROTATION
+        EPOCH_ROTATION,
+        /**
+         * the resolver's primary stopped -m immediate under load with its standby synchronous, the standby promoted:
+         * the services follow by their multi-host URL without a restart, nothing acknowledged is lost; then a new
+         * standby is made from the new primary in the old one's directory and port
+         */
+        FAILOVER_SYNC,
+        /**
+         * replication asynchronous, the standby cut off the primary's WAL while acknowledged writes go on (and the
+         * product applies them), then the primary killed and the standby promoted: the tail is lost. The resolver
+         * must refuse writes (503 HISTORY_ROLLED_BACK) until the runbook's rotation, the product must stop serving
+         * the lost tail within 5 s of the detection and rebuild in the new epoch
+         */
+        FAILOVER_ASYNC_LOST_TAIL
     }
 
     record Planned(Kind kind, long pauseMs, long durationMs, int target) {
@@ -144,6 +157,8 @@ final class Faults {
             case TERMINATE_IN_CUTOVER, LEASE_EXPIRY_IN_REBUILD -> 20_000;
             case TERMINATE_IN_RELAY_DELIVERY, TERMINATE_IN_EXPORT_SNAPSHOT, TERMINATE_IN_CATCH_UP_PAGE,
                     TERMINATE_IN_BOOTSTRAP_CHUNK, EPOCH_ROTATION -> 3_000;
+            case FAILOVER_SYNC -> 10_000;
+            case FAILOVER_ASYNC_LOST_TAIL -> 30_000;
             case PG_RESTART_FAST, PG_RESTART_IMMEDIATE -> 3_000;
             case TERMINATE_BACKENDS, PROXY_RESET -> 500;
             default -> duration;
@@ -234,8 +249,15 @@ final class Faults {
                     Thread.sleep(200);
                 }
             }
-            case PG_RESTART_FAST -> cluster.pg.restart("fast");
-            case PG_RESTART_IMMEDIATE -> cluster.pg.restart("immediate");
+            case PG_RESTART_FAST, PG_RESTART_IMMEDIATE -> {
+                String mode = p.kind() == Kind.PG_RESTART_FAST ? "fast" : "immediate";
+                if (p.target() == 0) {
+                    awaitStandby(); // never restart a primary pg_basebackup is copying
+                    cluster.rpg.primary().restart(mode);
+                } else {
+                    cluster.pg.restart(mode);
+                }
+            }
             case KILL_RESOLVER -> {
                 cluster.resolvers[p.target()].kill();
                 Thread.sleep(Math.min(p.durationMs(), 3000));
@@ -270,7 +292,9 @@ final class Faults {
             case TERMINATE_IN_CUTOVER, KILL_PRODUCT_BEFORE_SWAP, LEASE_EXPIRY_IN_REBUILD ->
                     guarded(p, () -> inRebuild(p));
             case TERMINATE_IN_BOOTSTRAP_CHUNK -> guarded(p, () -> bootstrapChunk(p));
-            case EPOCH_ROTATION -> rotate(p);
+            case EPOCH_ROTATION -> rotate(p.kind(), List.of(catalog(p)), p.target(), p.durationMs());
+            case FAILOVER_SYNC -> failoverSync(p);
+            case FAILOVER_ASYNC_LOST_TAIL -> failoverLostTail(p);
         }
     }
 
@@ -316,7 +340,7 @@ final class Faults {
     /** Polls pg_stat_activity of {@code db} for service backends matching {@code where}; terminates those found. */
     List<String> terminateWhen(String db, String where, long timeoutMs, Thread background) throws Exception {
         long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-        try (Connection c = cluster.pg.connect("postgres"); PreparedStatement s = c.prepareStatement(
+        try (Connection c = cluster.server(db).connect("postgres"); PreparedStatement s = c.prepareStatement(
                 "SELECT pid, application_name, state, left(regexp_replace(query, '\\s+', ' ', 'g'), 70), "
                         + "pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? "
                         + "AND application_name <> 'fault-harness' AND pid <> pg_backend_pid() AND (" + where + ")")) {
@@ -372,58 +396,27 @@ final class Faults {
      * that did not finish in the database is finished by rotating again, docs/epochs.md). Maintenance left on, or
      * no rotation, is a violation.
      */
-    private void rotate(Planned p) throws Exception {
-        String c = catalog(p);
-        int i = p.target();
+    private void rotate(Kind kind, List<String> streams, int i, long durationMs) throws Exception {
         long t0 = System.nanoTime();
         String off = null;
         try {
-            long before = cursorEpoch(c);
+            Map<String, Long> before = new java.util.LinkedHashMap<>();
+            for (String c : streams) {
+                before.put(c, cursorEpoch(c));
+            }
             step("product maintenance on", i, k -> cluster.call("POST", cluster.productUrl(k)
                     + "/v1/admin/maintenance", "op", "{\"enabled\":true}"));
             step("resolver maintenance on", i, k -> cluster.call("POST", cluster.resolverUrl(k)
                     + "/v1/admin/maintenance", "op", "{\"enabled\":true}"));
             // the operator's steps take a while: writers meet 503 MAINTENANCE and must retry after the window
-            Thread.sleep(p.durationMs() / 4);
-            long epoch = before;
-            long deadline = System.nanoTime() + 120_000_000_000L;
-            for (int k = i; epoch <= before && System.nanoTime() < deadline; k = 1 - k) {
-                try {
-                    Cluster.Response r = cluster.call("POST", cluster.resolverUrl(k) + "/v1/epochs/" + Cluster.TENANT
-                            + "/" + c + "/rotate", "op", "{\"reason\":\"fault suite: rotation under load\"}");
-                    if (r.status() / 100 == 2) {
-                        epoch = Cluster.JSON.readTree(r.body()).path("epoch").longValue();
-                        break;
-                    }
-                } catch (java.io.IOException e) {
-                    // the answer is lost: the open cursor says whether it rotated
-                }
-                Thread.sleep(500);
-                try {
-                    epoch = cursorEpoch(c);
-                } catch (Exception e) {
-                    // asked again next time
-                }
+            Thread.sleep(durationMs / 4);
+            for (String c : streams) {
+                rotateOne(kind, c, before.get(c), i, t0);
             }
-            if (epoch <= before) {
-                violations.add("EPOCH_ROTATION of " + c + ": the open cursor stayed in epoch " + before);
-                return;
-            }
-            long e = epoch;
-            step("audit consumer in epoch " + e, i, k -> {
-                Cluster.Response r = cluster.call("POST", cluster.resolverUrl(k) + "/v1/retention/consumers", "op",
-                        "{\"consumerId\":\"" + Ops.AUDIT_CONSUMER + "\",\"tenant\":\"" + Cluster.TENANT
-                                + "\",\"catalog\":\"" + c + "\",\"epoch\":" + e + "}");
-                return r.status() == 409 ? new Cluster.Response(200, r.body()) : r; // registered by a lost attempt
-            });
-            cluster.epochs.put(c, e);
-            rotations.add(c + ": epoch " + before + " -> " + e);
-            aimLog(p.kind(), "rotated", c + " epoch " + before + " -> " + e + " after "
-                    + (System.nanoTime() - t0) / 1_000_000 + " ms of maintenance");
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            violations.add("EPOCH_ROTATION of " + c + ": " + e);
+            violations.add(kind + " of " + streams + ": " + e);
         } finally {
             try {
                 step("resolver maintenance off", i, k -> cluster.call("POST", cluster.resolverUrl(k)
@@ -438,9 +431,48 @@ final class Faults {
                 off = (off == null ? "" : off + "; ") + "product maintenance still on: " + e;
             }
             if (off != null) {
-                violations.add("EPOCH_ROTATION of " + c + ": " + off);
+                violations.add(kind + " of " + streams + ": " + off);
             }
         }
+    }
+
+    /** Within the maintenance window: one stream rotated, the audit consumer registered in its new epoch. */
+    private void rotateOne(Kind kind, String c, long before, int i, long t0) throws Exception {
+        long epoch = before;
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        for (int k = i; epoch <= before && System.nanoTime() < deadline; k = 1 - k) {
+            try {
+                Cluster.Response r = cluster.call("POST", cluster.resolverUrl(k) + "/v1/epochs/" + Cluster.TENANT
+                        + "/" + c + "/rotate", "op", "{\"reason\":\"fault suite: rotation under load\"}");
+                if (r.status() / 100 == 2) {
+                    epoch = Cluster.JSON.readTree(r.body()).path("epoch").longValue();
+                    break;
+                }
+            } catch (java.io.IOException e) {
+                // the answer is lost: the open cursor says whether it rotated
+            }
+            Thread.sleep(500);
+            try {
+                epoch = cursorEpoch(c);
+            } catch (Exception e) {
+                // asked again next time
+            }
+        }
+        if (epoch <= before) {
+            violations.add(kind + " of " + c + ": the open cursor stayed in epoch " + before);
+            return;
+        }
+        long e = epoch;
+        step("audit consumer in epoch " + e, i, k -> {
+            Cluster.Response r = cluster.call("POST", cluster.resolverUrl(k) + "/v1/retention/consumers", "op",
+                    "{\"consumerId\":\"" + Ops.AUDIT_CONSUMER + "\",\"tenant\":\"" + Cluster.TENANT
+                            + "\",\"catalog\":\"" + c + "\",\"epoch\":" + e + "}");
+            return r.status() == 409 ? new Cluster.Response(200, r.body()) : r; // registered by a lost attempt
+        });
+        cluster.epochs.put(c, e);
+        rotations.add(c + ": epoch " + before + " -> " + e);
+        aimLog(kind, "rotated", c + " epoch " + before + " -> " + e + " after "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms of maintenance");
     }
 
     /** The epoch of the resolver's open cursor of {@code c}. */
@@ -661,7 +693,7 @@ final class Faults {
         });
         long deadline = System.nanoTime() + 60_000_000_000L;
         boolean started = false;
-        try (Connection conn = cluster.pg.connect("resolver"); PreparedStatement s = conn.prepareStatement(
+        try (Connection conn = cluster.connect("resolver"); PreparedStatement s = conn.prepareStatement(
                 "SELECT position FROM resolver.stream_cursor WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL")) {
             s.setString(1, Cluster.TENANT);
             s.setString(2, c);
@@ -695,9 +727,16 @@ final class Faults {
         proxy.set(FaultProxy.Mode.PASS);
     }
 
-    /** Terminates every backend of the services (all but the harness's own) on the suite's databases. */
+    /**
+     * Terminates every backend of the services (all but the harness's own) on the suite's databases, on both servers
+     * (the resolver's primary, then the product and control server).
+     */
     int terminateBackends() throws Exception {
-        try (Connection c = cluster.pg.connect("postgres"); Statement s = c.createStatement();
+        return terminateBackends(cluster.rpg.primary()) + terminateBackends(cluster.pg);
+    }
+
+    private static int terminateBackends(FaultPostgres server) throws Exception {
+        try (Connection c = server.connect("postgres"); Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("""
                         SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
                          WHERE datname IN ('resolver', 'product', 'control')
@@ -713,7 +752,7 @@ final class Faults {
      * writes meanwhile (a violation otherwise).
      */
     private void cursorLock(String catalog, long ms) throws Exception {
-        try (Connection c = cluster.pg.connect("resolver")) {
+        try (Connection c = cluster.connect("resolver")) {
             c.setAutoCommit(false);
             try (PreparedStatement s = c.prepareStatement("""
                     SELECT position FROM resolver.stream_cursor
@@ -732,6 +771,375 @@ final class Faults {
                 }
             }
             c.rollback();
+        }
+    }
+    /** the new standby being made after a failover, in the background (null: none) */
+    private volatile Thread standbyMaker;
+
+    /**
+     * A new standby from the new primary, made in the background while the next faults run (pg_basebackup takes
+     * seconds); {@link #awaitStandby} before anything that touches the resolver's servers again.
+     */
+    private void recreateStandby(Failover f) {
+        standbyMaker = background("standby-maker", () -> {
+            try {
+                cluster.rpg.recreateStandby();
+                aimLog(f.kind, "standby", "new standby 127.0.0.1:" + cluster.rpg.standby().port
+                        + " streaming, synchronous again " + f.sincePromotion(System.nanoTime())
+                        + " ms after the promotion");
+            } catch (Exception e) {
+                violations.add(f.kind + ": no new standby after the failover: " + e);
+                throw e;
+            }
+        });
+    }
+
+    /** Waits for the standby being made after a failover, if any. */
+    void awaitStandby() throws InterruptedException {
+        Thread t = standbyMaker;
+        if (t != null) {
+            t.join(300_000);
+        }
+    }
+
+    /** every failover the suite made, in order */
+    final List<Failover> failovers = Collections.synchronizedList(new ArrayList<>());
+
+    /** Waits for the failovers' watchers (reads sampled, convergence) to end. */
+    void awaitFailovers() throws InterruptedException {
+        awaitStandby();
+        for (Failover f : List.copyOf(failovers)) {
+            Thread t = f.watcher;
+            if (t != null) {
+                t.join(180_000);
+            }
+        }
+    }
+
+    /**
+     * The synchronous failover: the primary stopped -m immediate under load, the standby (synchronous, so it has
+     * every acknowledged commit) promoted; the services find it through their multi-host URL. A watcher measures the
+     * products' convergence to the heads after the promotion; a new standby is made from the new primary. A stream
+     * behind an acknowledged write after it, or marked rolled back, is a violation.
+     */
+    private void failoverSync(Planned p) throws Exception {
+        awaitStandby();
+        ReplicatedPostgres r = cluster.rpg;
+        Failover f = new Failover(p.kind());
+        failovers.add(f);
+        if (!r.synchronous()) {
+            r.setSynchronous(true);
+        }
+        r.awaitStreaming(30_000);
+        f.killedNanos = System.nanoTime();
+        f.promotedNanos = r.failover();
+        Map<String, long[]> survived = primaryCursors();
+        Thread.sleep(500); // answers of commits made before the kill are recorded
+        for (Checker.LostTail t : lostTails(survived, f.promotedNanos)) {
+            violations.add("FAILOVER_SYNC lost acknowledged writes: " + t + " (acknowledged through "
+                    + ackedThrough(t.catalog(), t.epoch(), f.promotedNanos) + ")");
+        }
+        aimLog(p.kind(), "promoted", "127.0.0.1:" + r.primary().port + " after "
+                + (f.promotedNanos - f.killedNanos) / 1_000_000 + " ms; cursors " + show(survived));
+        f.watcher = background("failover-watch", () -> watch(f, List.copyOf(cluster.catalogs), Map.of()));
+        recreateStandby(f);
+    }
+
+    /**
+     * The asynchronous failover with a lost tail: replication made asynchronous, the standby cut off the primary's
+     * WAL, acknowledged writes go on (until the product applied some past the standby's cursor), then the primary
+     * stopped -m immediate and the standby promoted. A watcher samples public reads of the items the lost tail wrote
+     * on both products and records when the resolver listed each stream rolled back; once every stream that lost a
+     * tail is listed (at most 30 s) the runbook's rotation follows (maintenance on, rotate, maintenance off), then a
+     * new standby and synchronous replication again.
+     */
+    private void failoverLostTail(Planned p) throws Exception {
+        awaitStandby();
+        ReplicatedPostgres r = cluster.rpg;
+        Failover f = new Failover(p.kind());
+        failovers.add(f);
+        r.awaitStreaming(30_000);
+        r.setSynchronous(false);
+        r.cutStandby();
+        Thread.sleep(3000);
+        Map<String, Long> standby = r.standbyCursors();
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (!(f.productAheadOfStandby = productAhead(standby)) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        f.killedNanos = System.nanoTime();
+        f.promotedNanos = r.failover();
+        Map<String, long[]> survived = primaryCursors();
+        Thread.sleep(500);
+        List<Checker.LostTail> tails = lostTails(survived, f.promotedNanos);
+        f.lostTails.addAll(tails);
+        aimLog(p.kind(), "promoted", "127.0.0.1:" + r.primary().port + "; standby had " + standby
+                + ", product ahead of it: " + f.productAheadOfStandby + "; lost " + tails);
+        if (tails.isEmpty()) {
+            aimLog(p.kind(), "near", "no acknowledged write lost");
+        }
+        Map<String, Map<String, String>> lostItems = lostItems(tails);
+        List<String> lostStreams = tails.stream().map(Checker.LostTail::catalog).toList();
+        f.watcher = background("failover-watch", () -> watch(f, lostStreams, lostItems));
+        long detectBy = System.nanoTime() + 30_000_000_000L;
+        while (!f.detectedNanos.keySet().containsAll(lostStreams) && System.nanoTime() < detectBy) {
+            Thread.sleep(100);
+        }
+        for (String c : lostStreams) {
+            if (!f.detectedNanos.containsKey(c)) {
+                violations.add("FAILOVER_ASYNC_LOST_TAIL: the resolver did not list " + c
+                        + " rolled back within 30 s of the promotion (lost " + tails + ")");
+            }
+        }
+        if (!lostStreams.isEmpty()) {
+            rotate(p.kind(), lostStreams, p.target(), p.durationMs());
+        }
+        f.rotatedNanos = System.nanoTime();
+        recreateStandby(f);
+    }
+
+    /** Per stream, the open cursor (epoch, position) on the resolver's current primary. */
+    private Map<String, long[]> primaryCursors() throws Exception {
+        Map<String, long[]> out = new java.util.TreeMap<>();
+        try (Connection c = cluster.connect("resolver"); Statement s = c.createStatement(); ResultSet rs =
+                s.executeQuery("SELECT catalog, epoch, position FROM resolver.stream_cursor WHERE fenced_at IS NULL")) {
+            while (rs.next()) {
+                if (cluster.catalogs.contains(rs.getString(1))) {
+                    out.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String show(Map<String, long[]> cursors) {
+        return cursors.entrySet().stream().map(e -> e.getKey() + " e" + e.getValue()[0] + ":" + e.getValue()[1])
+                .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * The streams whose writes acknowledged before the promotion (by the old primary: the new one accepted none yet)
+     * went past what the new primary has in their open epoch.
+     */
+    private List<Checker.LostTail> lostTails(Map<String, long[]> survived, long promotedNanos) {
+        List<Checker.LostTail> out = new ArrayList<>();
+        for (Map.Entry<String, long[]> e : survived.entrySet()) {
+            long epoch = e.getValue()[0];
+            if (ackedThrough(e.getKey(), epoch, promotedNanos) > e.getValue()[1]) {
+                out.add(new Checker.LostTail(e.getKey(), epoch, e.getValue()[1]));
+            }
+        }
+        return out;
+    }
+
+    private long ackedThrough(String c, long epoch, long beforeNanos) {
+        return history.ops.stream().filter(o -> o.outcome == History.Outcome.OK && o.catalog.equals(c)
+                && o.epoch == epoch && o.endNanos <= beforeNanos).mapToLong(o -> o.lastPosition).max().orElse(0);
+    }
+
+    /**
+     * Per stream, the items the lost tails' acknowledged writes touched → the markers of those writes: first the
+     * items of lost releases (only a released revision is publicly visible), then the rest, at most 12 per stream.
+     */
+    private Map<String, Map<String, String>> lostItems(List<Checker.LostTail> tails) {
+        Map<String, Map<String, String>> out = new java.util.TreeMap<>();
+        List<History.Op> lost = new ArrayList<>();
+        for (History.Op op : history.ops) {
+            if (tails.stream().anyMatch(t -> t.holds(op))) {
+                lost.add(op);
+            }
+        }
+        lost.sort(java.util.Comparator.comparing(op -> op.kind.equals("release") ? 0 : 1));
+        for (History.Op op : lost) {
+            Map<String, String> items = out.computeIfAbsent(op.catalog, k -> new java.util.LinkedHashMap<>());
+            for (String item : op.items) {
+                if (items.size() < 12 || items.containsKey(item)) {
+                    items.merge(item, String.join(" ", op.markers), (x, y) -> x + " " + y);
+                }
+            }
+        }
+        // a lost write's marker may also be in a kept item's lost release: every lost marker counts for every item
+        for (Map.Entry<String, Map<String, String>> e : out.entrySet()) {
+            String all = lost.stream().filter(op -> op.catalog.equals(e.getKey()))
+                    .flatMap(op -> op.markers.stream()).collect(Collectors.joining(" "));
+            e.getValue().replaceAll((item, markers) -> all);
+        }
+        return out;
+    }
+
+    /** Whether a product instance serves some stream past the standby's cursor of it. */
+    private boolean productAhead(Map<String, Long> standby) {
+        for (String c : cluster.catalogs) {
+            for (int i = 0; i < 2; i++) {
+                try {
+                    JsonNode pc = cluster.get(cluster.productUrl(i) + "/v1/streams/" + Cluster.TENANT + "/" + c
+                            + "/projection-checksum");
+                    if (pc.path("epoch").longValue() == cluster.epoch(c)
+                            && pc.path("position").longValue() > standby.getOrDefault(c, Long.MAX_VALUE)) {
+                        return true;
+                    }
+                } catch (Exception e) {
+                    // asked again
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * After a promotion, every 250 ms: the resolver's rolled back streams (their {@code rolledBackAt}), public reads
+     * of the lost items on both products (an answer carrying a lost write's marker serves the lost tail: a violation
+     * more than {@link #READERS_WINDOW_MS} after that stream's detection), and, from the rotation on (at once for a
+     * synchronous failover), whether both products serve every watched stream's epoch at or past the resolver's
+     * head of then. Ends converged (and 3 s later) or 150 s after the promotion.
+     */
+    private void watch(Failover f, List<String> streams, Map<String, Map<String, String>> lostItems)
+            throws Exception {
+        boolean sync = f.kind == Kind.FAILOVER_SYNC;
+        Map<String, long[]> targets = null;
+        long end = f.promotedNanos + 150_000_000_000L;
+        long stopAt = Long.MAX_VALUE;
+        while (System.nanoTime() < Math.min(end, stopAt)) {
+            if (!sync && !f.detectedNanos.keySet().containsAll(streams)) {
+                detect(f);
+            }
+            sampleReads(f, lostItems);
+            if (targets == null && (sync || f.rotatedNanos != 0)) {
+                targets = heads(streams);
+            }
+            if (targets != null && f.convergedNanos == 0 && converged(targets)) {
+                f.convergedNanos = System.nanoTime();
+                stopAt = f.convergedNanos + 3_000_000_000L;
+                if (sync) {
+                    try {
+                        JsonNode listed = cluster.get(cluster.resolverUrl(0) + "/v1/streams?rolledBack=true");
+                        if (!listed.path("streams").isEmpty()) {
+                            violations.add("FAILOVER_SYNC: streams listed rolled back after a synchronous failover: "
+                                    + listed.path("streams"));
+                        }
+                    } catch (Exception e) {
+                        f.notes.add("rolled back listing failed: " + e);
+                    }
+                }
+            }
+            Thread.sleep(250);
+        }
+        if (f.convergedNanos == 0) {
+            f.notes.add("products not at the heads " + (targets == null ? "" : showTargets(targets))
+                    + " within 150 s of the promotion");
+        }
+    }
+
+    static final long READERS_WINDOW_MS = 5000;
+
+    private void detect(Failover f) {
+        try {
+            JsonNode listed = cluster.get(cluster.resolverUrl(0) + "/v1/streams?rolledBack=true");
+            long nowNanos = System.nanoTime();
+            long nowMs = System.currentTimeMillis();
+            for (JsonNode s : listed.path("streams")) {
+                String c = s.path("catalog").stringValue();
+                if (s.path("rolledBack").booleanValue() && !f.detectedNanos.containsKey(c)) {
+                    long at = s.path("rolledBackAt").isString()
+                            ? java.time.Instant.parse(s.path("rolledBackAt").stringValue()).toEpochMilli() : nowMs;
+                    f.detectedNanos.put(c, nowNanos - Math.max(0, nowMs - at) * 1_000_000);
+                    aimLog(f.kind, "detected", c + " listed rolled back " + f.sincePromotion(f.detectedNanos.get(c))
+                            + " ms after the promotion (cursor " + s.path("cursor") + ")");
+                }
+            }
+        } catch (Exception e) {
+            // the resolver may be reconnecting: asked again
+        }
+    }
+
+    private void sampleReads(Failover f, Map<String, Map<String, String>> lostItems) {
+        for (Map.Entry<String, Map<String, String>> e : lostItems.entrySet()) {
+            String c = e.getKey();
+            for (Map.Entry<String, String> item : e.getValue().entrySet()) {
+                for (int i = 0; i < 2; i++) {
+                    Cluster.Response r;
+                    try {
+                        r = cluster.call("GET", cluster.productUrl(i) + "/v1/catalog/" + Cluster.TENANT + "/" + c
+                                + "/items/" + item.getKey(), null, null);
+                    } catch (Exception ex) {
+                        f.readStatuses.merge("error", 1, Integer::sum);
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    f.publicReads.incrementAndGet();
+                    String code = r.status() == 200 ? "200" : r.status() + " " + codeOf(r.body());
+                    f.readStatuses.merge(code, 1, Integer::sum);
+                    if (r.status() != 200) {
+                        continue;
+                    }
+                    for (String marker : item.getValue().split(" ")) {
+                        if (r.body().contains("\"" + marker + "\"")) {
+                            f.lostServed.incrementAndGet();
+                            f.lastLostServedNanos.put(c, now);
+                            Long detected = f.detectedNanos.get(c);
+                            long since = detected == null ? f.sincePromotion(now) : (now - detected) / 1_000_000;
+                            if ((detected == null && f.sincePromotion(now) > 30_000)
+                                    || (detected != null && since > READERS_WINDOW_MS)) {
+                                String what = "product-" + i + " served " + c + "/" + item.getKey() + " with lost "
+                                        + marker + " " + since + " ms after " + (detected == null ? "the promotion"
+                                        : "the resolver's detection") + ": " + r.body();
+                                f.lateServes.add(what);
+                                violations.add("FAILOVER_ASYNC_LOST_TAIL: " + what);
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static String codeOf(String body) {
+        try {
+            return String.valueOf(Cluster.JSON.readTree(body).path("code").stringValue());
+        } catch (RuntimeException e) {
+            return "?";
+        }
+    }
+
+    /** Per stream, the resolver's open cursor (epoch, position), asked until it answers. */
+    private Map<String, long[]> heads(List<String> streams) throws InterruptedException {
+        Map<String, long[]> out = new java.util.TreeMap<>();
+        for (String c : streams) {
+            for (int n = 0; n < 100 && !out.containsKey(c); n++) {
+                try {
+                    JsonNode k = cluster.get(cluster.resolverUrl(n % 2) + "/v1/streams/" + Cluster.TENANT + "/" + c
+                            + "/cursor");
+                    out.put(c, new long[] {k.path("epoch").longValue(), k.path("position").longValue()});
+                } catch (Exception e) {
+                    Thread.sleep(200);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String showTargets(Map<String, long[]> t) {
+        return show(t);
+    }
+
+    /** Both products serve every stream's epoch at or past its target position. */
+    private boolean converged(Map<String, long[]> targets) {
+        try {
+            for (Map.Entry<String, long[]> e : targets.entrySet()) {
+                for (int i = 0; i < 2; i++) {
+                    JsonNode pc = cluster.get(cluster.productUrl(i) + "/v1/streams/" + Cluster.TENANT + "/"
+                            + e.getKey() + "/projection-checksum");
+                    long epoch = pc.path("epoch").longValue();
+                    if (epoch < e.getValue()[0] || (epoch == e.getValue()[0]
+                            && pc.path("position").longValue() < e.getValue()[1])) { // a later rotation counts too
+                        return false;
+                    }
+                }
+            }
+            return true;
+        } catch (Exception e) {
+            return false;
         }
     }
 }

@@ -41,6 +41,8 @@ final class History {
         volatile long lastPosition;
         /** the epoch of the answered positions */
         volatile long epoch;
+        /** the items it writes or releases (public reads of them are sampled after a lost tail) */
+        final List<String> items = new java.util.concurrent.CopyOnWriteArrayList<>();
         /** the {@code Idempotency-Key} every attempt of this write sends */
         final String key = java.util.UUID.randomUUID().toString();
         /** attempts sent (1 when the first answer was definite) */

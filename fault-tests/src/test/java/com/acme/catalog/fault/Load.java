@@ -122,6 +122,7 @@ final class Load {
         Op putItem(String c, String item, Integer expected) {
             Op op = history.begin(c, expected == null ? "putItem" : "putItem(expected)",
                     id -> List.of("m" + id + ".0"));
+            op.items.add(item);
             String body = "{\"attributes\":{\"name\":\"" + item + " by " + op.id + "\",\"op\":\"" + op.markers.get(0)
                     + "\",\"price\":" + random.nextInt(1000) + "}"
                     + (expected == null ? "" : ",\"expectedRevision\":" + expected) + "}";
@@ -163,6 +164,7 @@ final class Load {
                 b.append('}');
             }
             b.append("]}");
+            op.items.addAll(items);
             JsonNode r = send(op, "POST", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/transactions",
                     b.toString());
             if (op.outcome == Outcome.OK) {
@@ -183,6 +185,7 @@ final class Load {
             }
             String item = candidates.get(random.nextInt(candidates.size()));
             Op op = history.begin(catalog, "release", id -> List.of("rel-" + id));
+            op.items.add(item);
             String body = "{\"visibility\":\"PUBLIC\",\"items\":[{\"itemId\":\"" + item + "\",\"revision\":"
                     + known.get(item) + "}]}";
             JsonNode r = send(op, "PUT", "/v1/streams/" + Cluster.TENANT + "/" + catalog + "/releases/"
