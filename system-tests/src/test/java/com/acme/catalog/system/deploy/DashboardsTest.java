@@ -71,21 +71,12 @@ class DashboardsTest {
 
     /** A panel over a metric no service registers shows "no data" exactly when an operator needs it. */
     @Test
-    @SuppressWarnings("unchecked")
     void everyPanelQueriesMetricsTheServicesRegister() throws IOException {
         Set<String> registered = ServiceMetrics.registered();
         assertThat(registered).contains("resolver_writes", "product_streams_rolled_back");
-        try (Stream<Path> s = Files.list(DIR)) {
-            for (Path f : s.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
-                Map<String, Object> d = new Yaml().load(Files.readString(f));
-                for (Map<String, Object> p : (List<Map<String, Object>>) d.get("panels")) {
-                    for (Map<String, Object> t : (List<Map<String, Object>>) p.getOrDefault("targets", List.of())) {
-                        String expr = String.valueOf(t.get("expr"));
-                        assertThat(ServiceMetrics.unknown(expr, registered)).as(f + " '" + p.get("title") + "': "
-                                + expr).isEmpty();
-                    }
-                }
-            }
+        for (PanelQuery q : panelQueries()) {
+            assertThat(ServiceMetrics.unknown(q.expr(), registered)).as(q.file() + " '" + q.title() + "': "
+                    + q.expr()).isEmpty();
         }
         assertThat(ServiceMetrics.unknown("rate(resolver_writes_total[5m]) + resolver_wrtes_total", registered))
                 .as("the check itself").containsExactly("resolver_wrtes_total");
@@ -97,26 +88,18 @@ class DashboardsTest {
             "${catalog}", ".*", "$catalog", ".*");
 
     @Test
-    @SuppressWarnings("unchecked")
     void everyPanelQueryIsValidPromQl() throws Exception {
         assumeTrue(PrometheusRulesTest.onPath("promtool"), "promtool not installed (Debian package prometheus): skipped");
         StringBuilder rules = new StringBuilder("groups:\n- name: dashboard-queries\n  rules:\n");
         int n = 0;
-        try (Stream<Path> s = Files.list(DIR)) {
-            for (Path f : s.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
-                Map<String, Object> d = new Yaml().load(Files.readString(f));
-                for (Map<String, Object> p : (List<Map<String, Object>>) d.get("panels")) {
-                    for (Map<String, Object> t : (List<Map<String, Object>>) p.getOrDefault("targets", List.of())) {
-                        String expr = String.valueOf(t.get("expr"));
-                        for (Map.Entry<String, String> v : VARIABLES.entrySet()) {
-                            expr = expr.replace(v.getKey(), v.getValue());
-                        }
-                        // one recording rule per query: promtool parses each and names the file and rule it fails in
-                        rules.append("  - record: dashboard_query_").append(++n).append("\n    expr: '")
-                                .append(expr.replace("'", "''")).append("'\n");
-                    }
-                }
+        for (PanelQuery q : panelQueries()) {
+            String expr = q.expr();
+            for (Map.Entry<String, String> v : VARIABLES.entrySet()) {
+                expr = expr.replace(v.getKey(), v.getValue());
             }
+            // one recording rule per query: promtool parses each and names the file and rule it fails in
+            rules.append("  - record: dashboard_query_").append(++n).append("\n    expr: '")
+                    .append(expr.replace("'", "''")).append("'\n");
         }
         Path file = Files.createTempFile("dashboard-queries", ".yml");
         try {
@@ -126,5 +109,26 @@ class DashboardsTest {
         } finally {
             Files.delete(file);
         }
+    }
+
+    /** One query of one panel of a dashboard of {@link #DIR}. */
+    record PanelQuery(Path file, Object title, String expr) {
+    }
+
+    /** Every panel query of every dashboard, in file order. */
+    @SuppressWarnings("unchecked")
+    static List<PanelQuery> panelQueries() throws IOException {
+        List<PanelQuery> queries = new java.util.ArrayList<>();
+        try (Stream<Path> s = Files.list(DIR)) {
+            for (Path f : s.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
+                Map<String, Object> d = new Yaml().load(Files.readString(f));
+                for (Map<String, Object> p : (List<Map<String, Object>>) d.get("panels")) {
+                    for (Map<String, Object> t : (List<Map<String, Object>>) p.getOrDefault("targets", List.of())) {
+                        queries.add(new PanelQuery(f, p.get("title"), String.valueOf(t.get("expr"))));
+                    }
+                }
+            }
+        }
+        return queries;
     }
 }
