@@ -9,6 +9,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.idempotency.CommitOutcome;
 
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.ObjectMapper;
@@ -118,13 +119,20 @@ public class StreamWriter {
     private List<WriteResult> commitAttributed(StreamId stream, List<LogicalWrite> writes) {
         long started = System.nanoTime();
         boolean[] written = new boolean[1];
+        boolean joined = TransactionSynchronizationManager.isActualTransactionActive();
         try {
             ChunkWriter.Appended appended = tx.execute(status -> {
                 ChunkWriter.Appended a = chunkWriter.appendAttributed(stream, writes);
                 written[0] = true;
                 return a;
             });
-            metrics.committed(stream, appended.applied(), System.nanoTime() - started);
+            if (joined && TransactionSynchronizationManager.isSynchronizationActive()) {
+                // the write joined a caller's transaction: it is committed only when that one commits, and its
+                // positions must not reach the high-water mark (or this instance's acknowledged mark) before
+                tellAtCompletion(stream, appended.applied(), started);
+            } else {
+                metrics.committed(stream, appended.applied(), System.nanoTime() - started);
+            }
             return appended.results();
         } catch (RuntimeException e) {
             metrics.failed(stream, System.nanoTime() - started);
@@ -134,6 +142,20 @@ public class StreamWriter {
             }
             throw e;
         }
+    }
+
+    /** Records the joined write when the caller's transaction ends: committed, or failed when it rolled back. */
+    private void tellAtCompletion(StreamId stream, List<WriteResult> applied, long started) {
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                if (status == STATUS_COMMITTED) {
+                    metrics.committed(stream, applied, System.nanoTime() - started);
+                } else {
+                    metrics.failed(stream, System.nanoTime() - started);
+                }
+            }
+        });
     }
 
     /**
