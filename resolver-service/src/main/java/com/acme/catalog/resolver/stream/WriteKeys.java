@@ -37,7 +37,12 @@ class WriteKeys {
     private static final ResultColumns FOUND_COLUMNS = ResultColumns.of("identity", "idempotency_key",
             "request_sha256", "epoch", "first_position", "last_position", "transaction_id", "revision");
 
-    /** The stored keys among the looked-up ones; read its rows with {@link #readFound}. */
+    /**
+     * The stored keys among the looked-up ones; read its rows with {@link #readFound}. One primary-key probe per
+     * looked-up key: the {@code OFFSET 0} keeps the planner from flattening the lateral subquery into a join, whose
+     * generic plan, made on the empty table a resolver starts with and kept by the connection, reads every key of
+     * the stream on every write ({@code WriteKeysPlanIT}).
+     */
     static final BoundSql<Lookup> FIND = BoundSql.<Lookup>builder()
             .sql("""
                     SELECT q.identity, q.idempotency_key, k.request_sha256, k.epoch, k.first_position,
@@ -46,9 +51,12 @@ class WriteKeys {
             .unnest(Lookup::keys, KEY_COLUMNS)
             .sql("""
 
-                      JOIN idempotency_key k
-                        ON k.tenant = ? AND k.catalog = ? AND k.scope = ? AND k.identity = q.identity
-                       AND k.idempotency_key = q.idempotency_key
+                     CROSS JOIN LATERAL (
+                           SELECT request_sha256, epoch, first_position, last_position, transaction_id, revision
+                             FROM idempotency_key
+                            WHERE tenant = ? AND catalog = ? AND identity = q.identity AND scope = ?
+                              AND idempotency_key = q.idempotency_key
+                           OFFSET 0) k
                     """, l -> l.stream().tenant(), l -> l.stream().catalog(), l -> SCOPE)
             .build();
 
