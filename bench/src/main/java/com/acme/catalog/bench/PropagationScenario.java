@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +62,8 @@ final class PropagationScenario implements Scenario {
                 + " [--rate=1000 (events/s) --seconds=20 --streams=4 --batch=5 (changes per write; 1 = PUT item)"
                 + " --writers=32 --warmup=5 --idle=10 (s of idle CPU after the traffic) --pipelines=floor,services"
                 + " --client=urlconnection|jdk --idempotency-keys=false (true: every write sends a new"
-                + " Idempotency-Key)]";
+                + " Idempotency-Key; both: each pipeline unkeyed and keyed, --repeats=1 times each in ABBA order,"
+                + " with the keyed/unkeyed ratios of the runs' means)]";
     }
 
     @Override
@@ -75,7 +77,22 @@ final class PropagationScenario implements Scenario {
         int idle = o.integer("idle", 10);
         List<String> pipelines = List.of(o.string("pipelines", "floor,services").split(","));
         String client = o.string("client", "urlconnection");
-        boolean keyed = Boolean.parseBoolean(o.string("idempotency-keys", "false"));
+        String keys = o.string("idempotency-keys", "false");
+        if (!List.of("false", "true", "both").contains(keys)) {
+            throw new IllegalArgumentException("--idempotency-keys is false, true or both, got " + keys);
+        }
+        int repeats = o.integer("repeats", 1);
+        List<Boolean> keyings = new ArrayList<>();
+        if (keys.equals("both")) {
+            // ABBA…: neither kind always runs first, so a drift over the run (the database's files, the page
+            // cache, autovacuum of the previous run's dropped databases) falls on both alike
+            for (int i = 0; i < repeats; i++) {
+                keyings.add(i % 2 == 1);
+                keyings.add(i % 2 == 0);
+            }
+        } else {
+            keyings.add(keys.equals("true"));
+        }
         if (!client.equals("urlconnection") && !client.equals("jdk")) {
             throw new IllegalArgumentException("--client is urlconnection or jdk, got " + client);
         }
@@ -89,7 +106,7 @@ final class PropagationScenario implements Scenario {
         out.put("warmupSeconds", warmup);
         out.put("measuredSeconds", seconds);
         out.put("writeClient", client);
-        out.put("idempotencyKeys", keyed);
+        out.put("idempotencyKeys", keys);
         out.put("loadAverageAtStart", ProcessCpu.loadAverage());
         try (TestDatabase ndb = TestDatabase.create("bench_prop_notify")) {
             out.put("notifyBaseline", notifyBaseline(ndb));
@@ -99,15 +116,31 @@ final class PropagationScenario implements Scenario {
         Writer writer = client.equals("jdk") ? (method, url, body, key) -> sendJdk(http, method, url, body, key)
                 : PropagationScenario::sendKeepAlive;
         Map<String, Object> results = new LinkedHashMap<>();
+        Map<String, List<Map<String, Object>>> byKeying = new LinkedHashMap<>();
         for (String name : pipelines) {
-            try (Pipeline p = Pipeline.start(name, streams, http)) {
-                WriteScenario.progress("propagation [%s]: %d events/s on %d streams, %d s warm-up then %d s measured"
-                        + ", then %d s idle", name, rate, streams, warmup, seconds, idle);
-                results.put(name, measure(p, writer, http, rate, seconds, streams, batch, writers, warmup, idle,
-                        keyed));
+            int run = 0;
+            for (boolean keyed : keyings) {
+                // "both": a fresh pipeline each time, so every run starts from the same empty databases
+                String kind = name + (keyed ? "-keyed" : "-unkeyed");
+                String label = keyings.size() > 1 ? kind + "-" + (++run) : name;
+                try (Pipeline p = Pipeline.start(name, streams, http)) {
+                    WriteScenario.progress("propagation [%s]: %d events/s on %d streams, %d s warm-up then %d s"
+                            + " measured, then %d s idle", label, rate, streams, warmup, seconds, idle);
+                    Map<String, Object> measured = measure(p, writer, http, rate, seconds, streams, batch, writers,
+                            warmup, idle, keyed);
+                    results.put(label, measured);
+                    byKeying.computeIfAbsent(kind, k -> new ArrayList<>()).add(measured);
+                }
             }
         }
         out.put("pipelines", results);
+        if (keyings.size() > 1) {
+            Map<String, Object> keyedRatios = new LinkedHashMap<>();
+            for (String name : pipelines) {
+                keyedRatios.put(name, keyedRatios(byKeying.get(name + "-keyed"), byKeying.get(name + "-unkeyed")));
+            }
+            out.put("ratiosKeyedToUnkeyed", keyedRatios);
+        }
         if (results.containsKey("services") && results.containsKey("floor")) {
             out.put("ratiosServicesToFloor", ratios(cast(results.get("services")), cast(results.get("floor"))));
         }
@@ -170,6 +203,35 @@ final class PropagationScenario implements Scenario {
         r.put("p99", ratio(cast(services.get("propagation")).get("p99Ms"), cast(floor.get("propagation")).get("p99Ms")));
         r.put("p50", ratio(cast(services.get("propagation")).get("p50Ms"), cast(floor.get("propagation")).get("p50Ms")));
         return r;
+    }
+
+    /**
+     * keyed / unkeyed, one pipeline, each the mean over its runs: whole-pipeline, writer-JVM and writer-database CPU
+     * per event, and the client's write p99 and p50 (issue 31's "keys cost little": CPU ≤ 1.1×, write p99 ≤ 1.2×).
+     */
+    private static Map<String, Object> keyedRatios(List<Map<String, Object>> keyed,
+            List<Map<String, Object>> unkeyed) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("runsEach", keyed.size());
+        r.put("cpuPerEventPipeline", ratio(mean(keyed, "cpuMsPerEvent", "pipeline"),
+                mean(unkeyed, "cpuMsPerEvent", "pipeline")));
+        r.put("cpuPerEventWriterJvm", ratio(mean(keyed, "cpuMsPerEvent", "writerJvm"),
+                mean(unkeyed, "cpuMsPerEvent", "writerJvm")));
+        r.put("cpuPerEventWriterDatabase", ratio(mean(keyed, "cpuMsPerEvent", "writerDatabase"),
+                mean(unkeyed, "cpuMsPerEvent", "writerDatabase")));
+        r.put("writeP99", ratio(mean(keyed, "write", "p99Ms"), mean(unkeyed, "write", "p99Ms")));
+        r.put("writeP50", ratio(mean(keyed, "write", "p50Ms"), mean(unkeyed, "write", "p50Ms")));
+        r.put("propagationP99", ratio(mean(keyed, "propagation", "p99Ms"), mean(unkeyed, "propagation", "p99Ms")));
+        return r;
+    }
+
+    /** The mean over the runs of {@code run[section][field]}. */
+    private static double mean(List<Map<String, Object>> runs, String section, String field) {
+        double sum = 0;
+        for (Map<String, Object> run : runs) {
+            sum += ((Number) cast(run.get(section)).get(field)).doubleValue();
+        }
+        return runs.isEmpty() ? 0 : sum / runs.size();
     }
 
     static double ratio(Object a, Object b) {
@@ -278,6 +340,9 @@ final class PropagationScenario implements Scenario {
                                         "{\"attributes\":{\"n\":" + number + "}}", key)
                                 : writer.send("POST", pipeline.transactionUrl(s), body, key);
                         long now = System.nanoTime();
+                        if (lat != null) {
+                            lat.write.add(now - sent);
+                        }
                         long last = longAfter(res, batch == 1 ? "\"position\":" : "\"lastPosition\":");
                         committed.get(s).put(last, new Sent(sent, now, lat));
                         done.incrementAndGet();
@@ -310,6 +375,8 @@ final class PropagationScenario implements Scenario {
             m.put("failedWrites", failed.get());
             m.put("pacingFellBehind", behind);
             m.put("writesUnfinished60sAfterLastDue", unfinished);
+            // the client's write latency: sent -> HTTP answer (coalescing wait, lock, commit)
+            m.put("write", measured.write.summary(wall));
             m.put("propagation", measured.commitToApplied.summary(wall));
             m.put("sentToApplied", measured.sentToApplied.summary(wall));
             m.put("propagationAfterFirst2s",
@@ -400,7 +467,8 @@ final class PropagationScenario implements Scenario {
     }
 
     /**
-     * The measured phase's recorders: commit (the write's HTTP answer) -> applied; write sent -> applied (the
+     * The measured phase's recorders: write sent -> its HTTP answer (the write's latency as its client sees it);
+     * commit (the write's HTTP answer) -> applied; write sent -> applied (the
      * write's own latency, coalescing wait included, plus propagation); commit -> applied for the writes answered
      * from the third second of the phase on; and, per second of the phase, the writes over 25 ms and the worst.
      */
@@ -409,6 +477,7 @@ final class PropagationScenario implements Scenario {
         final Latencies commitToApplied = new Latencies();
         final Latencies sentToApplied = new Latencies();
         final Latencies afterFirstTwoSeconds = new Latencies();
+        final Latencies write = new Latencies();
         final Map<Long, long[]> bySecond = new java.util.concurrent.ConcurrentHashMap<>();
 
         PhaseLatencies(long start) {
