@@ -7,10 +7,11 @@ import com.acme.catalog.contracts.StreamId;
  * Where one generation stands in its (stream, epoch): {@code chainPosition}/{@code chainDigest} is how far the
  * hash chain is verified (events above it are held PENDING), {@code appliedPosition} is the contiguous processed
  * position (every position at or below it is APPLIED or IGNORED, never PARKED; always at most
- * {@code chainPosition}), {@code highestSeenPosition} the greatest position any delivery carried.
+ * {@code chainPosition}), {@code highestSeenPosition} the greatest position any delivery carried,
+ * {@code projectionVersion} the projection version the generation was built with ({@link ProjectionVersion}).
  */
 public record GenerationCursor(long generationId, StreamId stream, long epoch, long chainPosition,
-        String chainDigest, long appliedPosition, long highestSeenPosition) {
+        String chainDigest, long appliedPosition, long highestSeenPosition, int projectionVersion) {
 
     public GenerationCursor {
         if (epoch < 1 || chainPosition < 0 || appliedPosition < 0 || appliedPosition > chainPosition) {
@@ -29,6 +30,6 @@ public record GenerationCursor(long generationId, StreamId stream, long epoch, l
 
     public GenerationCursor advancedTo(long chain, String digest, long applied, long highestSeen) {
         return new GenerationCursor(generationId, stream, epoch, chain, digest, applied,
-                Math.max(highestSeenPosition, highestSeen));
+                Math.max(highestSeenPosition, highestSeen), projectionVersion);
     }
 }

@@ -119,15 +119,11 @@ public class GenerationRepository {
     public Optional<GenerationCursor> lockServing(StreamId stream, boolean anyVersion) {
         requireTransaction();
         maintenance.requireOff("applying events to what " + stream + " serves");
-        int[] servingVersion = {0};
         Optional<GenerationCursor> c = jdbc.sql(SQL_LOCK_SERVING).params(stream.tenant(), stream.catalog())
-                .query((rs, n) -> {
-                    servingVersion[0] = rs.getInt("projection_version");
-                    return cursor(rs, n);
-                }).optional();
-        if (c.isPresent() && !anyVersion && version.isOlderThan(servingVersion[0])) {
+                .query(GenerationRepository::cursor).optional();
+        if (c.isPresent() && !anyVersion && version.isOlderThan(c.get().projectionVersion())) {
             throw new ApiException(ProblemCode.PROJECTION_VERSION_NEWER, stream + " is served by a generation of "
-                    + "projection version " + servingVersion[0] + ", newer than this instance's version "
+                    + "projection version " + c.get().projectionVersion() + ", newer than this instance's version "
                     + version.current() + ": it does not write into it with its older derivations; retry, an "
                     + "instance of the newer version applies it");
         }
@@ -229,7 +225,7 @@ public class GenerationRepository {
         return new GenerationCursor(rs.getLong("generation_id"),
                 new StreamId(rs.getString("tenant"), rs.getString("catalog")), rs.getLong("epoch"),
                 rs.getLong("chain_position"), rs.getString("chain_digest"), rs.getLong("applied_position"),
-                rs.getLong("highest_seen_position"));
+                rs.getLong("highest_seen_position"), rs.getInt("projection_version"));
     }
 
     private static void requireTransaction() {

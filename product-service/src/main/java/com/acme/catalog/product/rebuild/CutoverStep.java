@@ -44,7 +44,7 @@ class CutoverStep {
     Optional<Long> cutover(Attempt a) {
         Long old = tx.execute(s -> {
             Optional<GenerationCursor> serving = generations.lockServing(a.stream, true);
-            int servingVersion = generations.servingVersion(a.stream).orElse(0);
+            int servingVersion = serving.map(GenerationCursor::projectionVersion).orElse(0);
             if (servingVersion > a.projectionVersion && !a.anyVersion) {
                 // the serving generation was replaced by a newer version's while this attempt ran: never back
                 throw new PermanentFailure("PROJECTION_VERSION_OLDER", a.stream + " is served by projection version "

@@ -350,7 +350,7 @@ public class RecoveryWorker implements SmartLifecycle {
      * its version (docs/runbooks/projection-upgrade.md); an instance of the newer version recovers it.
      */
     private Optional<Outcome> servedByNewerVersion(Cycle c) {
-        int serving = generations.servingVersion(c.stream).orElse(0);
+        int serving = c.serving.projectionVersion();
         if (!generations.version().isOlderThan(serving)) {
             return NEXT;
         }
@@ -365,7 +365,7 @@ public class RecoveryWorker implements SmartLifecycle {
      * serving version is this instance's, so it does not start again.
      */
     private Optional<Outcome> olderVersionServed(Cycle c) {
-        int serving = generations.servingVersion(c.stream).orElse(generations.version().current());
+        int serving = c.serving.projectionVersion();
         if (serving >= generations.version().current()) {
             return NEXT;
         }

@@ -21,7 +21,7 @@ class RecoverySignalsTest {
     private final RecoverySignals signals = new RecoverySignals((s, t) -> triggered.add(t));
 
     private static GenerationCursor cursor(long chain, long highestSeen) {
-        return new GenerationCursor(1, S, 1, chain, ChainDigest.ZERO, chain, highestSeen);
+        return new GenerationCursor(1, S, 1, chain, ChainDigest.ZERO, chain, highestSeen, 1);
     }
 
     @Test
