@@ -475,10 +475,24 @@ final class Faults {
                 + (System.nanoTime() - t0) / 1_000_000 + " ms of maintenance");
     }
 
-    /** The epoch of the resolver's open cursor of {@code c}. */
+    /**
+     * The epoch of the resolver's open cursor of {@code c}, asked of each instance in turn until one answers (at most
+     * 120 s), as an operator following the runbook would: a rotation overlaps the suite's other faults, and a
+     * resolver whose database is restarting or failing over answers 503 {@code DATABASE_UNAVAILABLE} for a while.
+     */
     private long cursorEpoch(String c) throws Exception {
-        return cluster.get(cluster.resolverUrl(0) + "/v1/streams/" + Cluster.TENANT + "/" + c + "/cursor")
-                .path("epoch").longValue();
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        for (int n = 0; ; n++) {
+            try {
+                return cluster.get(cluster.resolverUrl(n % 2) + "/v1/streams/" + Cluster.TENANT + "/" + c + "/cursor")
+                        .path("epoch").longValue();
+            } catch (Exception e) {
+                if (e instanceof InterruptedException || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(250);
+            }
+        }
     }
 
     /** Repeats {@code call} on instance {@code first}, then the other, and so on, until a 2xx (at most 120 s). */
