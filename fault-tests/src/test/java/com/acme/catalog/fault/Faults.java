@@ -476,34 +476,29 @@ final class Faults {
     }
 
     /**
-     * The epoch of the resolver's open cursor of {@code c}, asked of each instance in turn until one answers (at most
-     * 120 s), as an operator following the runbook would: a rotation overlaps the suite's other faults, and a
-     * resolver whose database is restarting or failing over answers 503 {@code DATABASE_UNAVAILABLE} for a while.
+     * The epoch of the resolver's open cursor of {@code c}, asked of each instance in turn until one answers
+     * ({@link #step}), as an operator following the runbook would: a rotation overlaps the suite's other faults, and
+     * a resolver whose database is restarting or failing over answers 503 {@code DATABASE_UNAVAILABLE} for a while.
      */
     private long cursorEpoch(String c) throws Exception {
-        long deadline = System.nanoTime() + 120_000_000_000L;
-        for (int n = 0; ; n++) {
-            try {
-                return cluster.get(cluster.resolverUrl(n % 2) + "/v1/streams/" + Cluster.TENANT + "/" + c + "/cursor")
-                        .path("epoch").longValue();
-            } catch (Exception e) {
-                if (e instanceof InterruptedException || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(250);
-            }
-        }
+        Cluster.Response r = step("the open cursor of " + c, 0, k -> cluster.call("GET", cluster.resolverUrl(k)
+                + "/v1/streams/" + Cluster.TENANT + "/" + c + "/cursor", "op", null));
+        return Cluster.JSON.readTree(r.body()).path("epoch").longValue();
     }
 
-    /** Repeats {@code call} on instance {@code first}, then the other, and so on, until a 2xx (at most 120 s). */
-    private void step(String what, int first, Call call) throws Exception {
+    /**
+     * Repeats {@code call} on instance {@code first}, then the other, and so on, until a 2xx (at most 120 s).
+     *
+     * @return the 2xx answer
+     */
+    private Cluster.Response step(String what, int first, Call call) throws Exception {
         long deadline = System.nanoTime() + 120_000_000_000L;
         String last = null;
         for (int n = 0; System.nanoTime() < deadline; n++) {
             try {
                 Cluster.Response r = call.on((first + n) % 2);
                 if (r.status() / 100 == 2) {
-                    return;
+                    return r;
                 }
                 last = r.status() + " " + r.body();
             } catch (java.io.IOException e) {

@@ -2,6 +2,7 @@ package com.acme.catalog.resolver.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Collections;
 import java.util.List;
 
 import com.acme.catalog.resolver.support.ResolverIT;
@@ -38,8 +39,8 @@ class WriteKeysPlanIT extends ResolverIT {
                 numbered.append(c);
             }
         }
-        String types = String.join(", ", java.util.Collections.nCopies(n, "text"));
-        String args = String.join(", ", java.util.Collections.nCopies(n, "'x'"));
+        String types = String.join(", ", Collections.nCopies(n, "text"));
+        String args = String.join(", ", Collections.nCopies(n, "'x'"));
         List<String> plan = transactions.execute(status -> {
             // an empty table of the same shape, in front of the real one for this transaction only
             jdbc.sql("CREATE TEMP TABLE idempotency_key (LIKE idempotency_key INCLUDING ALL) ON COMMIT DROP")
