@@ -4,7 +4,6 @@ import java.time.Clock;
 
 import com.acme.catalog.contracts.db.DatabaseCreator;
 import com.acme.catalog.contracts.web.SharedWebConfiguration;
-import com.acme.catalog.resolver.bootstrap.BootstrapCommand;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -18,9 +17,11 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @Import(SharedWebConfiguration.class)
 public class ResolverApplication {
 
+    /** The jar's entry point: a command-line mode ({@code --help} lists them) or, without a mode flag, the service. */
     public static void main(String[] args) {
-        if (BootstrapCommand.requested(args)) {
-            System.exit(BootstrapCommand.run(ResolverApplication.class, args));
+        Integer exit = JarModes.run(args, System.out, System.err);
+        if (exit != null) {
+            System.exit(exit);
         }
         SpringApplication.run(ResolverApplication.class, args);
     }

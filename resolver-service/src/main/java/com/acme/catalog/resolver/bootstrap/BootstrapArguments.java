@@ -15,7 +15,7 @@ import com.acme.catalog.contracts.StreamId;
 record BootstrapArguments(Path file, StreamId stream, ImportOptions options, String[] springArgs) {
 
     static final String USAGE = """
-            usage: java -jar resolver-service.jar --bootstrap-import FILE --tenant T --catalog C
+            java -jar resolver-service.jar --bootstrap-import FILE --tenant T --catalog C
                      [--chunk-events N (1-500, default 100)] [--chunk-bytes B (default 16777216)]
                      [--max-event-bytes B (default 1048576)] [--synchronous-commit-off]
                      [--diagnose-failed-chunk] [--unbatched-statements] [--spring.property=value ...]""";

@@ -23,6 +23,8 @@ import tools.jackson.databind.ObjectMapper;
 public final class BootstrapCommand {
 
     public static final String FLAG = "--bootstrap-import";
+    /** The mode's command line, for {@code --help}. */
+    public static final String USAGE = BootstrapArguments.USAGE;
 
     static final int EXIT_OK = 0;
     static final int EXIT_FAILED = 1;
@@ -68,7 +70,7 @@ public final class BootstrapCommand {
             }
         } catch (IllegalArgumentException e) {
             err.println("bootstrap-import: " + e.getMessage());
-            err.println(BootstrapArguments.USAGE);
+            err.println("usage: " + BootstrapArguments.USAGE);
             return EXIT_USAGE;
         }
         SpringApplicationBuilder builder = new SpringApplicationBuilder(application)
