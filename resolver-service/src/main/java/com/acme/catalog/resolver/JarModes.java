@@ -22,13 +22,11 @@ final class JarModes {
                   the resolver service: REST API on SERVER_PORT (8081). Settings: SPRING_DATASOURCE_URL,
                   CONTROL_DATASOURCE_URL, OBJECT_STORE_URI, SECURITY_TOKENS, RELAY_TOKEN, ... (README.md
                   "Configuration", docs/configuration.md)."""),
-        BOOTSTRAP_IMPORT(BootstrapCommand.FLAG, BootstrapCommand.USAGE + """
-
-                  imports a snapshot-derived events.json into an empty stream with the service's database
-                  settings, no web server (docs/bootstrap-import.md)."""),
-        CONVERT_SNAPSHOT(ConvertCommand.FLAG, ConvertCommand.USAGE + """
-
-                  starts no service and opens no database (docs/bootstrap-import.md "Converting a snapshot")."""),
+        BOOTSTRAP_IMPORT(BootstrapCommand.FLAG, BootstrapCommand.USAGE + "\n  imports a snapshot-derived "
+                + "events.json into an empty stream with the service's database settings, no web server\n  "
+                + "(docs/bootstrap-import.md)."),
+        CONVERT_SNAPSHOT(ConvertCommand.FLAG, ConvertCommand.USAGE + "\n  starts no service and opens no database "
+                + "(docs/bootstrap-import.md \"Converting a snapshot\")."),
         HELP("--help", """
                 java -jar resolver-service.jar --help   (or -h)
                   this text; starts nothing. With a mode's flag: that mode's usage only.""");

@@ -56,7 +56,7 @@ final class ExportSnapshot {
                 current.put(type(t), readCurrent(manifest, t));
             }
             History history = new History(current, out);
-            ExportObjectReader.read(store, manifestKey, manifest.object(ExportTable.revisions), history::row);
+            read(manifest.object(ExportTable.revisions), history::row);
             long readDone = System.nanoTime();
             history.finish();
             Map<String, Long> aggregates = new HashMap<>();
@@ -72,14 +72,25 @@ final class ExportSnapshot {
     private Map<String, Current> readCurrent(ExportManifest manifest, Table table) throws IOException {
         Map<String, Current> rows = new HashMap<>();
         boolean items = table == Table.items;
-        TableChecksum sum = ExportObjectReader.read(store, manifestKey, manifest.object(table), fields -> rows.put(
-                fields[0], new Current(parseInt(table.name(), fields[1]), items && "t".equals(fields[2]))));
+        TableChecksum sum = read(manifest.object(table), fields -> rows.put(fields[0],
+                new Current(parseInt(table.name(), fields[1]), items && "t".equals(fields[2]))));
         TableChecksum promised = manifest.stateChecksum().get(table);
         if (!sum.equals(promised)) {
             throw new CorruptExportException("table %s checksums to %s, the manifest says %s"
                     .formatted(table, sum, promised));
         }
         return rows;
+    }
+
+    /** Reads one object through the verifying reader; a problem is reported with the object's name. */
+    private TableChecksum read(ExportManifest.ManifestObject object, ExportObjectReader.RowHandler handler)
+            throws IOException {
+        try {
+            return ExportObjectReader.read(store, manifestKey, object, handler);
+        } catch (CorruptExportException e) {
+            throw e.getMessage().startsWith(object.name()) ? e
+                    : new CorruptExportException(object.name() + ": " + e.getMessage(), e);
+        }
     }
 
     private static AggregateType type(Table t) {
