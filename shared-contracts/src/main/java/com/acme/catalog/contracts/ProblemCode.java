@@ -19,7 +19,16 @@ public enum ProblemCode {
     EPOCH_MISMATCH(409),
     EXPORT_NOT_READY(409),
     DESTINATION_NOT_EMPTY(409),
+    /**
+     * A bootstrap import holds the stream's import fence (or another import its lock): writes to the stream are
+     * refused until the import ended, nothing written.
+     */
     IMPORT_IN_PROGRESS(409),
+    /**
+     * The stream is being moved to another resolver database: writes are refused until the move completed (then
+     * {@link #STREAM_MOVED}) or was cancelled; the problem's {@code location} names the target.
+     */
+    STREAM_MOVING(409),
     /** An epoch rotation needs the resolver in maintenance first. */
     MAINTENANCE_REQUIRED(409),
     /** Another product instance holds the stream's recovery worker lease (it runs the stream's rebuilds). */
@@ -36,6 +45,11 @@ public enum ProblemCode {
     CURSOR_STALE(410),
     LEASE_EXPIRED(410),
     EPOCH_CHANGED(410),
+    /**
+     * The stream was moved to another resolver database and is retired here for good: the problem's {@code location}
+     * names where it lives now; write there.
+     */
+    STREAM_MOVED(410),
     POSITION_AHEAD(422),
     CHAIN_BROKEN(422),
     INVALID_EVENT(422),

@@ -86,7 +86,8 @@ public final class BootstrapCommand {
             err.printf("[bootstrap-import] %s into %s, chunks of <= %d events / %d bytes%n", a.file(), a.stream(),
                     a.options().chunkEvents(), a.options().chunkBytes());
             try {
-                ImportReport report = importer.importFile(a.stream(), a.file(), a.options(), new ProgressLine(err));
+                ImportReport report = importer.importFile(a.stream(), a.file(), a.options(), new ProgressLine(err),
+                        "command-line");
                 out.println(json.writeValueAsString(report.summary()));
                 err.printf("[bootstrap-import] completed: %d events, %d commits%n", report.committedEvents(),
                         report.commits());
@@ -142,7 +143,13 @@ public final class BootstrapCommand {
 
         @Override
         public void validated(int events) {
-            err.printf("[bootstrap-import] %d events valid after %.1f s; writing%n", events, seconds());
+            err.printf("[bootstrap-import] %d events valid after %.1f s%n", events, seconds());
+        }
+
+        @Override
+        public void fenced() {
+            err.printf("[bootstrap-import] import fence held (writes of the stream refused, relay holding it); "
+                    + "writing%n");
         }
 
         @Override

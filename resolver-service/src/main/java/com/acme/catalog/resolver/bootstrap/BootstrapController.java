@@ -62,7 +62,7 @@ class BootstrapController {
             try (InputStream body = request.getInputStream()) {
                 Files.copy(body, spool, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
-            return importer.importFile(stream, spool, options, ImportListener.NONE).summary();
+            return importer.importFile(stream, spool, options, ImportListener.NONE, Access.caller().name()).summary();
         } finally {
             Files.deleteIfExists(spool);
         }

@@ -21,14 +21,17 @@ import com.acme.catalog.resolver.stream.StreamMetrics;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.ObjectMapper;
 
 /**
  * Imports a snapshot-derived events.json into an empty stream: take the stream's import lock, check the stream is
- * empty, validate the whole file (first streaming pass), then read it again and commit it in chunks of singleton
- * logical transactions, in input order, so event {@code i} lands at position {@code i + 1}. Fail-fast: the first
- * failing chunk rolls back whole and stops the import.
+ * empty, validate the whole file (first streaming pass), take the stream's import fence (writes refused, the relay
+ * holding the stream), then read the file again and commit it in chunks of singleton logical transactions, in input
+ * order, so event {@code i} lands at position {@code i + 1}, and clear the fence. Fail-fast: the first failing chunk
+ * rolls back whole and stops the import (the fence is cleared then too).
  */
 @Service
 public class BootstrapImporter {
@@ -47,10 +50,14 @@ public class BootstrapImporter {
     private final ObjectMapper json;
     private final ChunkWriter chunkWriter;
     private final MaintenanceSwitch maintenance;
+    private final TransactionTemplate tx;
+    private final JdbcClient jdbc;
 
     BootstrapImporter(DataSource dataSource, DestinationRepository destination, ChunkCommitter committer,
             PlannerStatistics statistics, CursorRepository cursors, StreamMetrics metrics, ObjectMapper json,
-            ChunkWriter chunkWriter, MaintenanceSwitch maintenance) {
+            ChunkWriter chunkWriter, MaintenanceSwitch maintenance, TransactionTemplate tx, JdbcClient jdbc) {
+        this.tx = tx;
+        this.jdbc = jdbc;
         this.chunkWriter = chunkWriter;
         this.maintenance = maintenance;
         this.dataSource = dataSource;
@@ -62,13 +69,24 @@ public class BootstrapImporter {
         this.json = json;
     }
 
+    /** {@link #importFile(StreamId, Path, ImportOptions, ImportListener, String)} by the service itself. */
+    public ImportReport importFile(StreamId stream, Path file, ImportOptions options, ImportListener listener) {
+        return importFile(stream, file, options, listener, "resolver");
+    }
+
     /**
+     * Takes the stream's import lock, checks the stream is empty, validates the file, takes the stream's import fence
+     * (from then on every write of the stream is refused and the relay holds it), checks again that nothing was
+     * written meanwhile, writes the chunks, and clears the fence.
+     *
+     * @param by who imports (a token's identity), shown with the fence in {@code GET /v1/streams/{t}/{c}}
      * @return the summary of a completed import
      * @throws ApiException            {@code IMPORT_IN_PROGRESS} or {@code DESTINATION_NOT_EMPTY}, nothing written
      * @throws RejectedEventException  the file is bad, nothing written
      * @throws ImportFailedException   a chunk failed; earlier chunks stay committed (see its report)
      */
-    public ImportReport importFile(StreamId stream, Path file, ImportOptions options, ImportListener listener) {
+    public ImportReport importFile(StreamId stream, Path file, ImportOptions options, ImportListener listener,
+            String by) {
         long started = System.nanoTime();
         ImportReport report = new ImportReport(stream, options);
         report.startCpuClock();
@@ -82,15 +100,23 @@ public class BootstrapImporter {
             EventsValidator.Validated validated = new EventsValidator(json).validate(file, options.maxEventBytes());
             report.validated(validated, System.nanoTime() - started);
             listener.validated(validated.events());
-            if (options.batched()) {
-                writePipelined(stream, file, options, listener, report, validated, started);
-            } else {
-                write(stream, file, options, listener, report, validated, started);
+            long t0 = System.nanoTime();
+            try (ImportFence fence = ImportFence.take(tx, cursors, jdbc, stream, lock.sessionPid(), by)) {
+                report.fenced(System.nanoTime() - t0);
+                // a write that committed while the file was validated, before the fence: refuse, nothing written
+                destination.requireEmpty(stream);
+                listener.fenced();
+                if (options.batched()) {
+                    writePipelined(stream, file, options, listener, report, validated, started, fence);
+                } else {
+                    write(stream, file, options, listener, report, validated, started, fence);
+                }
+                Cursor cursor = cursors.read(stream).orElseThrow();
+                report.completed(cursor.chainDigest() == null ? ChainDigest.ZERO : cursor.chainDigest(),
+                        System.nanoTime() - started);
+                report.outboxLagAtEnd(destination.outboxLag(stream, cursor.epoch(), cursor.position()));
+                metrics.observePosition(stream, cursor.position());
             }
-            Cursor cursor = cursors.read(stream).orElseThrow();
-            report.completed(cursor.chainDigest() == null ? ChainDigest.ZERO : cursor.chainDigest(),
-                    System.nanoTime() - started);
-            metrics.observePosition(stream, cursor.position());
             log.info("bootstrap import into {}: {} events in {} chunks", stream, report.committedEvents(),
                     report.commits());
             return report;
@@ -105,7 +131,7 @@ public class BootstrapImporter {
      * reads nothing and needs no planner statistics.
      */
     private void writePipelined(StreamId stream, Path file, ImportOptions options, ImportListener listener,
-            ImportReport report, EventsValidator.Validated validated, long started) {
+            ImportReport report, EventsValidator.Validated validated, long started, ImportFence fence) {
         Cursor start = cursors.read(stream).orElseGet(() -> cursors.firstCursor(stream));
         long position = start.position();
         int chunkNumber = 0;
@@ -131,7 +157,7 @@ public class BootstrapImporter {
                 ChunkPreparer.Chunk chunk = (ChunkPreparer.Chunk) next;
                 report.prepared(chunk.parseNanos(), chunk.prepareNanos(), waited);
                 chunkNumber++;
-                position = commitPrepared(stream, chunk, chunkNumber, options, report, started);
+                position = commitPrepared(stream, chunk, chunkNumber, options, report, started, fence);
                 listener.chunkCommitted(chunkNumber, position, validated.events());
             }
         }
@@ -145,21 +171,21 @@ public class BootstrapImporter {
     }
 
     private long commitPrepared(StreamId stream, ChunkPreparer.Chunk chunk, int chunkNumber, ImportOptions options,
-            ImportReport report, long started) {
+            ImportReport report, long started, ImportFence fence) {
         try {
-            Committed c = committer.commitPrepared(stream, chunk.events(), chunk.prepared(), options);
+            Committed c = committer.commitPrepared(stream, chunk.events(), chunk.prepared(), options, fence);
             long last = c.results().get(c.results().size() - 1).lastPosition();
             report.chunkCommitted(chunk.events().size(), c.results().get(0).epoch(), last, c.writeNanos(),
                     c.commitNanos());
             return last;
         } catch (RuntimeException failure) {
             throw failed(stream, chunk.events(), chunkNumber, chunk.prepared().from().position(), options, report,
-                    started, failure);
+                    started, failure, fence);
         }
     }
 
     private void write(StreamId stream, Path file, ImportOptions options, ImportListener listener,
-            ImportReport report, EventsValidator.Validated validated, long started) {
+            ImportReport report, EventsValidator.Validated validated, long started, ImportFence fence) {
         List<SnapshotEvent> chunk = new ArrayList<>(options.chunkEvents());
         long chunkBytes = 0;
         long position = 0;
@@ -175,7 +201,7 @@ public class BootstrapImporter {
                         || chunkBytes + e.bytes() > options.chunkBytes());
                 if (full) {
                     chunkNumber++;
-                    position = commit(stream, chunk, chunkNumber, position, options, report, started);
+                    position = commit(stream, chunk, chunkNumber, position, options, report, started, fence);
                     listener.chunkCommitted(chunkNumber, position, validated.events());
                     chunk.clear();
                     chunkBytes = 0;
@@ -203,25 +229,26 @@ public class BootstrapImporter {
     }
 
     private long commit(StreamId stream, List<SnapshotEvent> chunk, int chunkNumber, long position,
-            ImportOptions options, ImportReport report, long started) {
+            ImportOptions options, ImportReport report, long started, ImportFence fence) {
         try {
-            Committed c = committer.commit(stream, chunk, position, options);
+            Committed c = committer.commit(stream, chunk, position, options, fence);
             long last = c.results().get(c.results().size() - 1).lastPosition();
             report.chunkCommitted(chunk.size(), c.results().get(0).epoch(), last, c.writeNanos(), c.commitNanos());
             return last;
         } catch (RuntimeException failure) {
-            throw failed(stream, chunk, chunkNumber, position, options, report, started, failure);
+            throw failed(stream, chunk, chunkNumber, position, options, report, started, failure, fence);
         }
     }
 
     /** Diagnoses (if asked) and reports a failed chunk; the import stops. */
     private ImportFailedException failed(StreamId stream, List<SnapshotEvent> chunk, int chunkNumber, long position,
-            ImportOptions options, ImportReport report, long started, RuntimeException failure) {
+            ImportOptions options, ImportReport report, long started, RuntimeException failure, ImportFence fence) {
         Diagnosis diagnosis = null;
         long t0 = System.nanoTime();
         if (options.diagnoseFailedChunk()) {
+            report.diagnosticFallback();
             try {
-                diagnosis = committer.diagnose(stream, chunk, position);
+                diagnosis = committer.diagnose(stream, chunk, position, fence);
             } catch (RuntimeException e) {
                 log.warn("diagnosing failed chunk {} of the import into {} failed too: {}", chunkNumber, stream,
                         e.getMessage());

@@ -20,7 +20,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Commits one chunk as one READ COMMITTED transaction (PostgreSQL's default, verified in the first chunk) through the stream package's write protocol: every event is
+ * Commits one chunk as one READ COMMITTED transaction (PostgreSQL's default, verified in the first chunk) through the
+ * stream package's write protocol, under the import's fence (its first statement names it): every event is
  * its own logical transaction (new UUIDv7 id, ordinal 0, count 1). Inside the transaction it checks that the chunk
  * starts right after the previous one (nobody else wrote the stream) and that every event got the revision its
  * {@code aggregateversion} says; otherwise the chunk rolls back whole. Chunks count in the write metrics like any
@@ -29,7 +30,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Component
 class ChunkCommitter {
 
-    private static final String SQL_SYNCHRONOUS_COMMIT_OFF = "SET LOCAL synchronous_commit = off";
     private static final String SQL_ISOLATION = "SELECT current_setting('transaction_isolation')";
 
     private final TransactionTemplate transactions;
@@ -55,8 +55,9 @@ class ChunkCommitter {
      * @return the committed results and where the time went
      * @throws RuntimeException whatever made the chunk roll back; nothing of it is committed
      */
-    Committed commit(StreamId stream, List<SnapshotEvent> events, long previousPosition, ImportOptions options) {
-        return timed(stream, () -> write(stream, events, previousPosition, options));
+    Committed commit(StreamId stream, List<SnapshotEvent> events, long previousPosition, ImportOptions options,
+            ImportFence fence) {
+        return timed(stream, () -> write(stream, events, previousPosition, options, fence));
     }
 
     /**
@@ -67,15 +68,13 @@ class ChunkCommitter {
      * @throws RuntimeException whatever made the chunk roll back; nothing of it is committed
      */
     Committed commitPrepared(StreamId stream, List<SnapshotEvent> events, ChunkWriter.Prepared prepared,
-            ImportOptions options) {
+            ImportOptions options, ImportFence fence) {
         long previousPosition = prepared.from().position();
         return timed(stream, () -> {
             if (previousPosition == 0) {
                 requireReadCommitted();
             }
-            if (options.synchronousCommitOff()) {
-                jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
-            }
+            fence.join(options.synchronousCommitOff());
             List<WriteResult> r;
             try {
                 r = chunkWriter.writePrepared(prepared);
@@ -115,13 +114,11 @@ class ChunkCommitter {
     }
 
     private List<WriteResult> write(StreamId stream, List<SnapshotEvent> events, long previousPosition,
-            ImportOptions options) {
+            ImportOptions options, ImportFence fence) {
         if (previousPosition == 0) {
             requireReadCommitted();
         }
-        if (options.synchronousCommitOff()) {
-            jdbc.sql(SQL_SYNCHRONOUS_COMMIT_OFF).update();
-        }
+        fence.join(options.synchronousCommitOff());
         List<List<Change>> singletons = new ArrayList<>(events.size());
         for (SnapshotEvent e : events) {
             singletons.add(List.of(e.change()));
@@ -138,11 +135,12 @@ class ChunkCommitter {
      *
      * @return the first failing event and why, or null when every event applies alone
      */
-    Diagnosis diagnose(StreamId stream, List<SnapshotEvent> events, long previousPosition) {
+    Diagnosis diagnose(StreamId stream, List<SnapshotEvent> events, long previousPosition, ImportFence fence) {
         Diagnosis[] found = new Diagnosis[1];
         try {
             transactions.executeWithoutResult(status -> {
                 status.setRollbackOnly();
+                fence.join(false);
                 long position = previousPosition;
                 for (SnapshotEvent e : events) {
                     try {

@@ -21,6 +21,18 @@ class DestinationRepository {
                 OR EXISTS (SELECT 1 FROM accepted_revision WHERE tenant = :tenant AND catalog = :catalog) AS has_state
             """;
 
+    /**
+     * Events of the stream's epoch through {@code position} its push consumers have not been delivered (nor processed
+     * durably): the most behind consumer's; 0 without a push consumer (nobody to deliver to).
+     */
+    private static final String SQL_OUTBOX_LAG = """
+            SELECT coalesce(:position - min(GREATEST(coalesce(d.delivered_through, 0), c.durable_position)), 0)
+              FROM retention_consumer c
+              LEFT JOIN relay_delivery d ON d.consumer_id = c.consumer_id AND d.tenant = c.tenant
+                                        AND d.catalog = c.catalog AND d.epoch = c.epoch
+             WHERE c.tenant = :tenant AND c.catalog = :catalog AND c.epoch = :epoch AND c.delivery_url IS NOT NULL
+            """;
+
     private final JdbcClient jdbc;
 
     DestinationRepository(JdbcClient jdbc) {
@@ -42,5 +54,11 @@ class DestinationRepository {
     }
 
     private record Destination(long position, boolean hasState) {
+    }
+
+    /** @return the outbox lag of the stream's push consumers at {@code position} of {@code epoch} */
+    long outboxLag(StreamId s, long epoch, long position) {
+        return jdbc.sql(SQL_OUTBOX_LAG).param("position", position).param("tenant", s.tenant())
+                .param("catalog", s.catalog()).param("epoch", epoch).query(Long.class).single();
     }
 }

@@ -14,6 +14,10 @@ public interface ImportListener {
     default void validated(int events) {
     }
 
+    /** The import fence is held and the stream is still empty: from now on every other write of it is refused. */
+    default void fenced() {
+    }
+
     /** Chunk {@code chunk} (1-based) committed; {@code committedEvents} of {@code totalEvents} are now written. */
     default void chunkCommitted(int chunk, long committedEvents, int totalEvents) {
     }

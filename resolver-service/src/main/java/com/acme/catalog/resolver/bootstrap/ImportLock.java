@@ -18,8 +18,9 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 /**
  * The one-importer-per-stream lock: a session-level PostgreSQL advisory lock on a connection of its own, held from
  * before the emptiness check to the end of the import. A second importer of the same stream fails at once instead
- * of waiting. If the holding session dies, PostgreSQL releases the lock; the chunks' cursor-position check still
- * refuses to interleave with anyone else's writes.
+ * of waiting. The import fence ({@link ImportFence}) names this session: if it dies, PostgreSQL releases the lock
+ * and the fence ends with it; the chunks' cursor-position check still refuses to interleave with anyone else's
+ * writes. {@code import_fence_held} (V34) knows the lock by its keys: change both together.
  */
 final class ImportLock implements AutoCloseable {
 
@@ -27,7 +28,7 @@ final class ImportLock implements AutoCloseable {
     static final int LOCK_CLASS = 0x424F4F54;
 
     private static final String SQL_TRY_LOCK = """
-            SELECT pg_try_advisory_lock(?, hashtext(?))
+            SELECT pg_try_advisory_lock(?, hashtext(?)) AS locked, pg_backend_pid() AS pid
             """;
     private static final String SQL_UNLOCK = """
             SELECT pg_advisory_unlock(?, hashtext(?))
@@ -39,12 +40,19 @@ final class ImportLock implements AutoCloseable {
     private final Connection connection;
     private final JdbcClient jdbc;
     private final StreamId stream;
+    private final int sessionPid;
 
-    private ImportLock(DataSource pool, Connection connection, JdbcClient jdbc, StreamId stream) {
+    private ImportLock(DataSource pool, Connection connection, JdbcClient jdbc, StreamId stream, int sessionPid) {
         this.pool = pool;
         this.connection = connection;
         this.jdbc = jdbc;
         this.stream = stream;
+        this.sessionPid = sessionPid;
+    }
+
+    /** @return the backend pid of the session holding the lock: the import fence names it (V34) */
+    int sessionPid() {
+        return sessionPid;
     }
 
     /**
@@ -60,13 +68,16 @@ final class ImportLock implements AutoCloseable {
         }
         try {
             JdbcClient jdbc = JdbcClient.create(new SingleConnectionDataSource(c, true));
-            Boolean locked = jdbc.sql(SQL_TRY_LOCK).params(LOCK_CLASS, stream.toString()).query(Boolean.class)
-                    .single();
-            if (!Boolean.TRUE.equals(locked)) {
+            int[] pid = new int[1];
+            boolean locked = jdbc.sql(SQL_TRY_LOCK).params(LOCK_CLASS, stream.toString()).query((rs, n) -> {
+                pid[0] = rs.getInt("pid");
+                return rs.getBoolean("locked");
+            }).single();
+            if (!locked) {
                 throw new ApiException(ProblemCode.IMPORT_IN_PROGRESS,
                         "another bootstrap import into " + stream + " is running (it holds the import lock)");
             }
-            return new ImportLock(pool, c, jdbc, stream);
+            return new ImportLock(pool, c, jdbc, stream, pid[0]);
         } catch (RuntimeException e) {
             closeQuietly(c);
             throw e;

@@ -50,6 +50,11 @@ public final class ImportReport {
     private long totalNanos;
     private long cpuStart = -1;
     private long cpuNanos;
+    private long lockWaitNanos;
+    private int diagnosticFallbacks;
+    private Long outboxLagAtEnd;
+    private Double readyMs;
+    private ImportSummary.Verification verification;
     private ImportSummary.Failure failure;
 
     ImportReport(StreamId stream, ImportOptions options) {
@@ -88,6 +93,30 @@ public final class ImportReport {
 
     void preparerCpu(long nanos) {
         preparerCpuNanos = nanos;
+    }
+
+    /** The import fence was taken after waiting {@code nanos} for the cursor row. */
+    void fenced(long nanos) {
+        lockWaitNanos += nanos;
+    }
+
+    void diagnosticFallback() {
+        diagnosticFallbacks++;
+    }
+
+    void outboxLagAtEnd(long events) {
+        outboxLagAtEnd = events;
+    }
+
+    /** What {@code waitReady} found, {@code nanos} after the import ended. */
+    void readiness(ImportSummary.Verification v, long nanos) {
+        verification = v;
+        readyMs = millis(nanos);
+    }
+
+    /** @return what {@code waitReady} found; null without it */
+    public ImportSummary.Verification verification() {
+        return verification;
     }
 
     void parsed(long nanos) {
@@ -160,7 +189,8 @@ public final class ImportReport {
                 seconds > 0 ? round(committedEvents / seconds) : null, seconds > 0 ? round(chunks / seconds) : null,
                 timings(), new ImportSummary.Options(options.chunkEvents(), options.chunkBytes(),
                         options.maxEventBytes(), options.synchronousCommitOff(), options.diagnoseFailedChunk(),
-                        options.batched()), failure);
+                        options.batched()), 0, 0, diagnosticFallbacks, outboxLagAtEnd, readyMs, verification,
+                failure);
     }
 
     private static final JsonMapper MAP_VIEW = JsonMapper.builder().build();
@@ -177,7 +207,7 @@ public final class ImportReport {
         return new ImportSummary.Timings(millis(validateNanos), millis(parseNanos),
                 pipelined ? millis(prepareNanos) : null, pipelined ? millis(waitNanos) : null, millis(writeNanos),
                 millis(commitNanos), millis(analyzeNanos), analyzeRuns, millis(diagnoseNanos), millis(totalNanos),
-                millis(cpuNanos), pipelined ? millis(preparerCpuNanos) : null);
+                millis(cpuNanos), pipelined ? millis(preparerCpuNanos) : null, millis(lockWaitNanos));
     }
 
     private ImportSummary.Chunks chunkStats() {

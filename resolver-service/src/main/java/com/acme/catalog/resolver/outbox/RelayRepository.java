@@ -31,8 +31,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 class RelayRepository {
 
     /**
-     * Push consumers behind their stream's head whose backoff has passed and whom nobody else holds; the first
-     * {@code %s} narrows the streams (empty: all), the second is the maintenance switch.
+     * Push consumers behind their stream's head whose backoff has passed and whom nobody else holds, of streams no
+     * bootstrap import holds (its fence's session holding the import lock, V34) and not moved away (V35); the first
+     * {@code %s} narrows the streams (empty: all), the second is the maintenance switch. The row's
+     * {@code import_pid} is tested first: the fence function runs only for a row that names a fence.
      */
     private static final String DUE = """
             SELECT c.consumer_id, c.tenant, c.catalog, c.epoch, c.delivery_url,
@@ -43,6 +45,8 @@ class RelayRepository {
               LEFT JOIN relay_delivery d ON d.consumer_id = c.consumer_id AND d.tenant = c.tenant
                                         AND d.catalog = c.catalog AND d.epoch = c.epoch
              WHERE c.delivery_url IS NOT NULL AND cur.rolled_back_at IS NULL %s AND NOT (%s)
+               AND (cur.import_pid IS NULL OR NOT import_fence_held(cur.import_pid, cur.tenant, cur.catalog))
+               AND cur.move_state IS DISTINCT FROM 'MOVED'
                AND cur.position > GREATEST(coalesce(d.delivered_through, 0), c.durable_position)
                AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= clock_timestamp())
                AND (d.claim_until IS NULL OR d.claim_until < clock_timestamp() OR d.claimed_by = ?)
@@ -60,12 +64,16 @@ class RelayRepository {
             MaintenanceSwitch.SQL_ENABLED);
     /**
      * The fence of every read of events to deliver, checked in the statement that reads them (docs/epochs.md): the
-     * (stream, epoch) cursor is open (a rotation fences it, whichever instance rotated), carries no rollback mark,
-     * and the resolver is not in maintenance. Parameters: tenant, catalog, epoch.
+     * (stream, epoch) cursor is open (a rotation fences it, whichever instance rotated), carries no rollback mark, no
+     * held import fence (docs/bootstrap-import.md) and no completed move (docs/runbooks/move-stream.md), and the
+     * resolver is not in maintenance. Parameters: tenant, catalog, epoch.
      */
     private static final String RELAYABLE = """
             EXISTS (SELECT 1 FROM stream_cursor k WHERE k.tenant = ? AND k.catalog = ? AND k.epoch = ?
-                                                    AND k.fenced_at IS NULL AND k.rolled_back_at IS NULL)
+                                                    AND k.fenced_at IS NULL AND k.rolled_back_at IS NULL
+                                                    AND (k.import_pid IS NULL
+                                                         OR NOT import_fence_held(k.import_pid, k.tenant, k.catalog))
+                                                    AND k.move_state IS DISTINCT FROM 'MOVED')
                AND NOT (%s)""".formatted(MaintenanceSwitch.SQL_ENABLED);
     /** Prefixed to each bookkeeping statement: one round trip, then the commit. */
     private static final String SQL_ASYNC_COMMIT = "SET LOCAL synchronous_commit = off;\n";

@@ -20,6 +20,7 @@ import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 import com.acme.catalog.resolver.idempotency.KeyClaims;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChangeParser;
+import com.acme.catalog.resolver.stream.CursorRepository;
 import com.acme.catalog.resolver.stream.StreamWriter;
 import com.acme.catalog.resolver.stream.WriteResult;
 
@@ -58,9 +59,12 @@ class DecisionRecorder {
     private final StreamWriter writer;
     private final ObjectMapper json;
     private final KeyClaims claims;
+    private final CursorRepository cursors;
 
     DecisionRecorder(TransactionTemplate tx, ReviewCaseRepository cases, DecisionRepository decisions,
-            ArtifactReferences references, StreamWriter writer, ObjectMapper json, KeyClaims claims) {
+            ArtifactReferences references, StreamWriter writer, ObjectMapper json, KeyClaims claims,
+            CursorRepository cursors) {
+        this.cursors = cursors;
         this.tx = tx;
         this.cases = cases;
         this.decisions = decisions;
@@ -106,6 +110,10 @@ class DecisionRecorder {
         Set<UUID> cited = new TreeSet<>(references.artifactsOfClaims(stream, c.claimIds()).values());
         cited.addAll(request.evidence());
         references.lock(stream.tenant(), cited);
+        if (request.decision() != Verdict.ACCEPT) {
+            // an acceptance is refused by its write's cursor lock; a rejection writes no event, so it asks
+            cursors.refuseIfBlocked(stream);
+        }
         WriteResult applied = request.decision() == Verdict.ACCEPT
                 ? writer.write(stream, changes(decisionId, c, request, cited))
                 : null;

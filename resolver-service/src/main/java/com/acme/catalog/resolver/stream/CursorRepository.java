@@ -26,7 +26,8 @@ import org.springframework.stereotype.Repository;
 
 /**
  * The per-stream cursor row: the lock every projection-affecting write takes first, and, with it, the
- * {@link WriteGate}'s check of maintenance, the epoch fence and rollbacks.
+ * {@link WriteGate}'s check of maintenance, the epoch fence and rollbacks, and the {@link WriteBlock} of an import
+ * fence or a move.
  */
 @Repository
 public class CursorRepository {
@@ -39,11 +40,12 @@ public class CursorRepository {
      */
     static final String SQL_LOCK_OPEN = MaintenanceSwitch.SQL_HOLD + ";\n" + """
             SELECT epoch, position, chain_digest, rolled_back_at IS NOT NULL AS rolled_back,
-                   (%s) AS maintenance
+                   (%s) AS maintenance,
+                   (%s) AS write_block, %s
               FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
                FOR UPDATE OF stream_cursor
-            """.formatted(MaintenanceSwitch.SQL_ENABLED);
+            """.formatted(MaintenanceSwitch.SQL_ENABLED, WriteBlock.SQL_KIND.indent(7).strip(), WriteBlock.SQL_DETAIL);
     /**
      * {@link #SQL_LOCK_OPEN} with its parameters, for a round trip of several statements that starts with the lock
      * ({@link BatchWriteRepository}); read its results with {@link #nextLock}.
@@ -51,7 +53,18 @@ public class CursorRepository {
     static final BoundSql<StreamId> LOCK_OPEN = BoundSql.<StreamId>builder()
             .sql(SQL_LOCK_OPEN, StreamId::tenant, StreamId::catalog).build();
     private static final ResultColumns LOCK_COLUMNS = ResultColumns.of("epoch", "position", "chain_digest",
-            "rolled_back", "maintenance");
+            "rolled_back", "maintenance", "write_block", "block_since", "move_target");
+    /**
+     * What blocks writes of the stream, read under a share lock of its open cursor row: a write holding the row
+     * finishes first, and a fence or move being set waits for this transaction.
+     */
+    private static final String SQL_BLOCK = """
+            SELECT (%s) AS write_block, %s
+              FROM stream_cursor
+             WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
+               FOR SHARE OF stream_cursor
+            """.formatted(WriteBlock.SQL_KIND, WriteBlock.SQL_DETAIL);
+    private static final ResultColumns BLOCK_COLUMNS = ResultColumns.of("write_block", "block_since", "move_target");
     private static final String SQL_OPEN_FIRST_EPOCH = """
             INSERT INTO stream_cursor (tenant, catalog, epoch) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """;
@@ -134,12 +147,16 @@ public class CursorRepository {
     }
 
     /**
-     * Hands what a cursor lock read to the {@link WriteGate}: every write path calls this right after its lock.
+     * Hands what a cursor lock read to the {@link WriteGate}, then refuses a write its stream's {@link WriteBlock}
+     * stops (an import fence, a move): every write path calls this right after its lock.
      *
      * @return the locked cursor, when the write may go on
      */
     Cursor admit(StreamId stream, CursorLock locked) {
         gate.admit(stream, locked);
+        if (locked.block() != null) {
+            locked.block().refuse(stream);
+        }
         return locked.cursor();
     }
 
@@ -167,7 +184,28 @@ public class CursorRepository {
                 return null;
             }
             return new CursorLock(new Cursor(s, row.getLong("epoch"), row.getLong("position"),
-                    row.getString("chain_digest")), row.getBoolean("rolled_back"), row.getBoolean("maintenance"));
+                    row.getString("chain_digest")), row.getBoolean("rolled_back"), row.getBoolean("maintenance"),
+                    WriteBlock.read(row));
+        }
+    }
+
+    /**
+     * Refuses, inside the caller's transaction, a change of the stream that does not take the cursor lock (a review
+     * case's rejection) when the stream's {@link WriteBlock} stops writes; the row stays share-locked until the
+     * transaction ends, so a fence or move cannot be set meanwhile.
+     *
+     * @throws WriteBlockedException as a write would be refused
+     */
+    public void refuseIfBlocked(StreamId stream) {
+        WriteBlock block = template.execute(SQL_BLOCK, (PreparedStatementCallback<WriteBlock>) ps -> {
+            new ArgumentPreparedStatementSetter(new Object[] {stream.tenant(), stream.catalog()}).setValues(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                ResultColumns.Rows row = BLOCK_COLUMNS.in(rs);
+                return row.next() ? WriteBlock.read(row) : null;
+            }
+        });
+        if (block != null) {
+            block.refuse(stream);
         }
     }
 

@@ -38,13 +38,33 @@ class StreamController {
     private final CursorRepository cursors;
     private final List<PrunedThroughSource> prunedThrough;
     private final ObjectMapper json;
+    private final StreamDirectory directory;
+    private final ControlEpochs controlEpochs;
 
     StreamController(StreamWriter writer, CursorRepository cursors, List<PrunedThroughSource> prunedThrough,
-            ObjectMapper json) {
+            ObjectMapper json, StreamDirectory directory, ControlEpochs controlEpochs) {
         this.writer = writer;
         this.cursors = cursors;
         this.prunedThrough = prunedThrough;
         this.json = json;
+        this.directory = directory;
+        this.controlEpochs = controlEpochs;
+    }
+
+    @Operation(operationId = "getStream", summary = "Read a stream",
+            description = "Its open epoch, cursor, chain digest, pruned-through, the control store's current epoch, "
+                    + "the rollback mark, and what blocks its writes: a running bootstrap import's fence "
+                    + "(importFence) and a move to another resolver database (move). Roles operator, writer, "
+                    + "consumer, relay.")
+    @GetMapping
+    StreamStatus stream(@PathVariable String tenant, @PathVariable String catalog) {
+        StreamId s = new StreamId(tenant, catalog);
+        Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER, Role.RELAY);
+        StreamStatus st = directory.one(s).orElseThrow(
+                () -> new ApiException(ProblemCode.NOT_FOUND, "stream " + s + " has no cursor yet"));
+        Long current = controlEpochs.currentEpochs(List.of(s)).get(s);
+        return new StreamStatus(st.tenant(), st.catalog(), st.epoch(), st.cursor(), st.chainDigest(),
+                st.prunedThrough(), current, st.rolledBack(), st.rolledBackAt(), st.importFence(), st.move());
     }
 
     @Operation(summary = "Upsert an item",

@@ -1,7 +1,9 @@
 package com.acme.catalog.resolver.stream;
 
 import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import com.acme.catalog.contracts.StreamId;
@@ -45,6 +47,21 @@ class StreamDirectory {
      */
     static final String SQL_ROLLED_BACK_PAGE = SELECT + "   AND c.rolled_back_at IS NOT NULL\n" + PAGE;
 
+    /**
+     * One open cursor with its write blocks: the import fence only while its session holds the import lock
+     * ({@code import_fence_held}, V34), the move whatever its state.
+     */
+    static final String SQL_ONE = """
+            SELECT c.tenant, c.catalog, c.epoch, c.position, c.chain_digest, coalesce(r.pruned_through, 0) AS pruned,
+                   c.rolled_back_at, c.import_since, c.import_by, c.import_pid,
+                   CASE WHEN c.import_pid IS NULL THEN false
+                        ELSE import_fence_held(c.import_pid, c.tenant, c.catalog) END AS import_held,
+                   c.move_state, c.move_target, c.move_since, c.move_reason, c.move_by
+              FROM stream_cursor c
+              LEFT JOIN stream_retention r ON r.tenant = c.tenant AND r.catalog = c.catalog AND r.epoch = c.epoch
+             WHERE c.tenant = ? AND c.catalog = ? AND c.fenced_at IS NULL
+            """;
+
     private final JdbcClient jdbc;
 
     StreamDirectory(JdbcClient jdbc) {
@@ -71,5 +88,27 @@ class StreamDirectory {
                             rolledBackAt != null, rolledBackAt == null ? null : rolledBackAt.toInstant());
                 })
                 .list();
+    }
+
+    /** @return the stream's open cursor and its write blocks; empty when the stream has none */
+    Optional<StreamStatus> one(StreamId s) {
+        return jdbc.sql(SQL_ONE).params(s.tenant(), s.catalog()).query((rs, n) -> {
+            StreamStatus.ImportFence fence = rs.getBoolean("import_held")
+                    ? new StreamStatus.ImportFence(instant(rs, "import_since"), rs.getString("import_by"),
+                            rs.getInt("import_pid"))
+                    : null;
+            StreamStatus.Move move = rs.getString("move_state") == null ? null
+                    : new StreamStatus.Move(rs.getString("move_state"), rs.getString("move_target"),
+                            instant(rs, "move_since"), rs.getString("move_reason"), rs.getString("move_by"));
+            Instant rolledBackAt = instant(rs, "rolled_back_at");
+            return new StreamStatus(rs.getString("tenant"), rs.getString("catalog"), rs.getLong("epoch"),
+                    rs.getLong("position"), rs.getString("chain_digest"), rs.getLong("pruned"), null,
+                    rolledBackAt != null, rolledBackAt, fence, move);
+        }).optional();
+    }
+
+    private static Instant instant(java.sql.ResultSet rs, String column) throws java.sql.SQLException {
+        Timestamp t = rs.getTimestamp(column);
+        return t == null ? null : t.toInstant();
     }
 }

@@ -259,11 +259,11 @@ final class WriteCoalescer {
 
     /**
      * A refusal of the stream itself ({@link WriteGate}: maintenance, a fenced epoch, a rollback, the control store
-     * out of reach; all 503) applies to every write of the group alike: each would only be refused again alone, or,
+     * out of reach, all 503; an import fence or a move, {@link WriteBlockedException}) applies to every write of the group alike: each would only be refused again alone, or,
      * after a fence, get through on the epoch it just re-read, which a fenced write must not.
      */
     private static boolean refusesTheStream(Throwable t) {
-        return t instanceof ApiException api && api.code().status() == 503;
+        return t instanceof WriteBlockedException || t instanceof ApiException api && api.code().status() == 503;
     }
 
     private void commitAlone(StreamId stream, Member m) {

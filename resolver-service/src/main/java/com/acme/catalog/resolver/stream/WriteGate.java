@@ -26,8 +26,13 @@ public interface WriteGate {
 
     /**
      * What the cursor lock read, under the maintenance hold: the open cursor, whether a rollback was recorded on it,
-     * and whether the service is in maintenance.
+     * whether the service is in maintenance, and what else blocks its writes (null: nothing), which the cursor
+     * repository judges after the gate.
      */
-    record CursorLock(Cursor cursor, boolean rolledBack, boolean maintenance) {
+    record CursorLock(Cursor cursor, boolean rolledBack, boolean maintenance, WriteBlock block) {
+
+        public CursorLock(Cursor cursor, boolean rolledBack, boolean maintenance) {
+            this(cursor, rolledBack, maintenance, null);
+        }
     }
 }

@@ -308,25 +308,26 @@ class BootstrapImportIT extends ResolverIT {
     }
 
     @Test
-    void aLiveWriteBetweenChunksStopsTheImportInsteadOfInterleaving() {
+    void aLiveWriteBetweenChunksIsRefusedByTheFenceAndTheImportCompletes() {
         StreamId stream = new StreamId("acme", "interleaved");
         Path file = generate(300, 8);
-        assertThatThrownBy(() -> importer.importFile(stream, file, ImportOptions.defaults(), new ImportListener() {
+        List<Integer> statuses = new ArrayList<>();
+        ImportReport report = importer.importFile(stream, file, ImportOptions.defaults(), new ImportListener() {
             @Override
             public void chunkCommitted(int chunk, long committedEvents, int totalEvents) {
                 if (chunk == 1) {
-                    client("w").put().uri("/v1/streams/acme/interleaved/items/live-1")
+                    statuses.add(client("w").put().uri("/v1/streams/acme/interleaved/items/live-1")
                             .contentType(MediaType.APPLICATION_JSON).body("{\"attributes\":{}}").retrieve()
-                            .toBodilessEntity();
+                            .toBodilessEntity().getStatusCode().value());
                 }
             }
-        })).isInstanceOfSatisfying(ImportFailedException.class, e -> {
-            assertThat(e.code()).isEqualTo(ProblemCode.DESTINATION_NOT_EMPTY);
-            assertThat(e.report().toJson()).containsEntry("commits", 1);
-            assertThat((Map<String, Object>) e.report().toJson().get("failure")).containsEntry("chunk", 2);
         });
+        assertThat(report.status()).isEqualTo(ImportReport.Status.COMPLETED);
+        assertThat(statuses).containsExactly(409);
         assertThat(jdbc.sql("SELECT count(*), max(position) FROM outbox WHERE catalog = 'interleaved'")
-                .query((rs, n) -> List.of(rs.getLong(1), rs.getLong(2))).single()).containsExactly(101L, 101L);
+                .query((rs, n) -> List.of(rs.getLong(1), rs.getLong(2))).single()).containsExactly(300L, 300L);
+        assertThat(jdbc.sql("SELECT count(*) FROM item WHERE catalog = 'interleaved' AND item_id = 'live-1'")
+                .query(Long.class).single()).isZero();
     }
 
     @Test

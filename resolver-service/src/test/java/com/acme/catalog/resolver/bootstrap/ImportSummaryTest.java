@@ -35,9 +35,11 @@ class ImportSummaryTest {
                 + "\"maxEvents\":2,\"sizeHistogram\":{\"1\":1,\"2-3\":1}},\"commits\":2,\"eventsPerSecond\":1.5,"
                 + "\"commitsPerSecond\":1.0,\"timings\":{\"validateMs\":2.0,\"parseMs\":1.5,\"writeMs\":4.0,"
                 + "\"commitMs\":1.5,\"analyzeMs\":0.3,\"analyzeRuns\":1,\"diagnoseMs\":0.0,\"totalMs\":2000.0,"
-                + "\"importerCpuMs\":0.0},\"options\":{\"chunkEvents\":100,\"chunkBytes\":16777216,"
-                + "\"maxEventBytes\":1048576,\"synchronousCommitOff\":false,\"diagnoseFailedChunk\":false,"
-                + "\"batchedStatements\":true}}");
+                + "\"importerCpuMs\":0.0,\"lockWaitMs\":0.0},\"options\":{\"chunkEvents\":100,"
+                + "\"chunkBytes\":16777216,\"maxEventBytes\":1048576,\"synchronousCommitOff\":false,"
+                + "\"diagnoseFailedChunk\":false,\"batchedStatements\":true},\"skippedEvents\":0,"
+                + "\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,\"readyMs\":null,"
+                + "\"verification\":null}");
     }
 
     @Test
@@ -56,9 +58,11 @@ class ImportSummaryTest {
                 + "\"sizeHistogram\":{}},\"commits\":0,\"eventsPerSecond\":null,\"commitsPerSecond\":null,"
                 + "\"timings\":{\"validateMs\":1.0,\"parseMs\":1.0,\"prepareMs\":2.0,\"waitMs\":3.0,\"writeMs\":0.0,"
                 + "\"commitMs\":0.0,\"analyzeMs\":0.0,\"analyzeRuns\":0,\"diagnoseMs\":0.5,\"totalMs\":0.0,"
-                + "\"importerCpuMs\":0.0,\"preparerCpuMs\":4.0},\"options\":{\"chunkEvents\":1,"
-                + "\"chunkBytes\":16777216,\"maxEventBytes\":1048576,\"synchronousCommitOff\":false,"
-                + "\"diagnoseFailedChunk\":false,\"batchedStatements\":false},\"failure\":{\"chunk\":1,"
+                + "\"importerCpuMs\":0.0,\"preparerCpuMs\":4.0,\"lockWaitMs\":0.0},\"options\":{"
+                + "\"chunkEvents\":1,\"chunkBytes\":16777216,\"maxEventBytes\":1048576,"
+                + "\"synchronousCommitOff\":false,\"diagnoseFailedChunk\":false,\"batchedStatements\":false},"
+                + "\"skippedEvents\":0,\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,"
+                + "\"readyMs\":null,\"verification\":null,\"failure\":{\"chunk\":1,"
                 + "\"firstIndex\":null,\"lastIndex\":null,\"eventIds\":[],\"code\":\"DESTINATION_NOT_EMPTY\","
                 + "\"sqlState\":null,\"message\":\"busy\",\"firstFailingEvent\":{\"index\":0,\"eventId\":\"e-0\","
                 + "\"sqlState\":null,\"code\":\"DESTINATION_NOT_EMPTY\",\"message\":\"busy\"},\"committedChunks\":0,"

@@ -44,7 +44,14 @@ public abstract class ResolverIT {
 
     /** Sends a request (body: a JSON string, or any value serialized as JSON) and answers whatever came back. */
     protected Response call(HttpMethod method, String path, String token, Object body) {
+        return call(method, path, token, body, java.util.Map.of());
+    }
+
+    /** {@link #call(HttpMethod, String, String, Object)} with request headers (an {@code Idempotency-Key}, …). */
+    protected Response call(HttpMethod method, String path, String token, Object body,
+            java.util.Map<String, String> headers) {
         RestClient.RequestBodySpec spec = client(token).method(method).uri(path);
+        headers.forEach(spec::header);
         if (body != null) {
             spec.contentType(MediaType.APPLICATION_JSON).body(body instanceof String text ? text
                     : jsonMapper.writeValueAsString(body));
