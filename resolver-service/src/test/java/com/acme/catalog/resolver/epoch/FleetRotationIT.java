@@ -41,6 +41,16 @@ class FleetRotationIT extends EpochIT {
     }
 
     @Test
+    void itsMetricsAreRegisteredAtStart() {
+        assertThat(metric("resolver_epoch_rotation_running{")).isZero();
+        assertThat(metric("resolver_epoch_rotation_streams{")).isZero();
+        assertThat(metric("resolver_epoch_rotation_streams_finished{")).isZero();
+        assertThat(metric("resolver_epoch_rotation_streams_total{")).isNotNull();
+        assertThat(metric("resolver_epoch_rotation_jobs_total{")).isNotNull();
+        assertThat(metric("resolver_epoch_rotation_batch_seconds_count{")).isNotNull();
+    }
+
+    @Test
     void aFleetRotationNeedsMaintenanceAndAValidRequest() {
         writeItems("fleet-bad", "a", 1);
         Answer r = start(Map.of("reason", "restore", "scope", Map.of("all", true)), null);
