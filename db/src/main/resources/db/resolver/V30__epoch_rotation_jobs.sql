@@ -9,9 +9,6 @@ CREATE TABLE epoch_rotation (
     scope            jsonb       NOT NULL,
     scope_key        text        NOT NULL,
     requested_by     text        NOT NULL,
-    -- the Idempotency-Key it was created with, and the SHA-256 of the request a retry must match
-    idempotency_key  text,
-    request_sha256   text,
     status           text        NOT NULL CHECK (status IN ('RUNNING', 'DONE', 'FAILED')),
     streams          integer     NOT NULL CHECK (streams >= 0),
     rotated          integer     NOT NULL DEFAULT 0 CHECK (rotated >= 0),
@@ -22,13 +19,22 @@ CREATE TABLE epoch_rotation (
     claim_until      timestamptz,
     started_at       timestamptz NOT NULL DEFAULT clock_timestamp(),
     finished_at      timestamptz,
-    CHECK ((status = 'RUNNING') = (finished_at IS NULL)),
-    CHECK ((idempotency_key IS NULL) = (request_sha256 IS NULL))
+    CHECK ((status = 'RUNNING') = (finished_at IS NULL))
 );
 -- one job at a time: a second call of the same scope answers the running one, another scope waits for it
 CREATE UNIQUE INDEX epoch_rotation_one_running ON epoch_rotation ((true)) WHERE status = 'RUNNING';
-CREATE UNIQUE INDEX epoch_rotation_idempotency_key ON epoch_rotation (requested_by, idempotency_key)
-    WHERE idempotency_key IS NOT NULL;
+
+-- The Idempotency-Keys that answered a job: the one that created it, and each one sent with the same scope while it
+-- ran (answered with the running job), so a retry of any of them answers that job, never a new one. request_sha256 is
+-- of the request the key came with; another request under the key is refused.
+CREATE TABLE epoch_rotation_key (
+    requested_by     text NOT NULL,
+    idempotency_key  text NOT NULL,
+    request_sha256   text NOT NULL,
+    rotation_id      uuid NOT NULL REFERENCES epoch_rotation (rotation_id),
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (requested_by, idempotency_key)
+);
 
 CREATE TABLE epoch_rotation_stream (
     rotation_id           uuid        NOT NULL REFERENCES epoch_rotation (rotation_id),

@@ -30,19 +30,24 @@ import org.springframework.stereotype.Repository;
 class RotationJobRepository {
 
     private static final String JOB_COLUMNS = """
-            rotation_id, reason, scope::text AS scope, scope_key, requested_by, request_sha256, status, streams,
+            rotation_id, reason, scope::text AS scope, scope_key, requested_by, status, streams,
             rotated, failed, error, started_at, finished_at,
             extract(epoch FROM coalesce(finished_at, clock_timestamp()) - started_at) AS seconds
             """;
     private static final String SQL_JOB = "SELECT " + JOB_COLUMNS + " FROM epoch_rotation WHERE rotation_id = ?";
     private static final String SQL_RUNNING = "SELECT " + JOB_COLUMNS + " FROM epoch_rotation WHERE status = 'RUNNING'";
-    private static final String SQL_BY_KEY = "SELECT " + JOB_COLUMNS + """
-              FROM epoch_rotation WHERE requested_by = ? AND idempotency_key = ?
+    /** The job a key answered, and the fingerprint of the request it came with. */
+    private static final String SQL_BY_KEY = """
+            SELECT k.rotation_id, k.request_sha256 FROM epoch_rotation_key k
+             WHERE k.requested_by = ? AND k.idempotency_key = ?
+            """;
+    private static final String SQL_REMEMBER_KEY = """
+            INSERT INTO epoch_rotation_key (requested_by, idempotency_key, request_sha256, rotation_id)
+            VALUES (?, ?, ?, ?)
             """;
     private static final String SQL_CREATE = """
-            INSERT INTO epoch_rotation (rotation_id, reason, scope, scope_key, requested_by, idempotency_key,
-                                        request_sha256, status, streams)
-            VALUES (?, ?, CAST(? AS jsonb), ?, ?, ?, ?, 'RUNNING', 0)
+            INSERT INTO epoch_rotation (rotation_id, reason, scope, scope_key, requested_by, status, streams)
+            VALUES (?, ?, CAST(? AS jsonb), ?, ?, 'RUNNING', 0)
             """;
     private static final UnnestColumns<StreamId> STREAM_COLUMNS = UnnestColumns.of(StreamId.class)
             .text("tenant", StreamId::tenant)
@@ -167,8 +172,19 @@ class RotationJobRepository {
         return jdbc.sql(SQL_RUNNING).query(RotationJobRepository::job).optional();
     }
 
-    Optional<Job> byKey(String identity, String idempotencyKey) {
-        return jdbc.sql(SQL_BY_KEY).params(identity, idempotencyKey).query(RotationJobRepository::job).optional();
+    /** @return the job the key answered before, with the fingerprint of the request it came with */
+    Optional<Keyed> byKey(String identity, String idempotencyKey) {
+        return jdbc.sql(SQL_BY_KEY).params(identity, idempotencyKey)
+                .query((rs, n) -> new Keyed(rs.getObject(1, UUID.class), rs.getString(2))).optional();
+    }
+
+    /**
+     * Remembers that the key answered the job, in the caller's transaction.
+     *
+     * @throws org.springframework.dao.DuplicateKeyException when the key answered a job already
+     */
+    void rememberKey(String identity, String idempotencyKey, String requestSha256, UUID rotationId) {
+        jdbc.sql(SQL_REMEMBER_KEY).params(identity, idempotencyKey, requestSha256, rotationId).update();
     }
 
     /**
@@ -177,13 +193,11 @@ class RotationJobRepository {
      * @param tenant         the scope's tenant; null for every stream (with {@code fromDatabase}) or a list
      * @param fromDatabase   whether the database's open cursors (of {@code tenant}, or all) belong to the scope
      * @param streams        streams the scope holds besides (the control store's, or the list)
-     * @param idempotencyKey null when the request had none ({@code requestSha256} null too)
-     * @throws org.springframework.dao.DuplicateKeyException when a job runs already, or the key exists
+     * @throws org.springframework.dao.DuplicateKeyException when a job runs already
      */
     void create(UUID rotationId, String reason, String scopeJson, String scopeKey, String requestedBy,
-            String idempotencyKey, String requestSha256, String tenant, boolean fromDatabase, List<StreamId> streams) {
-        jdbc.sql(SQL_CREATE).params(rotationId, reason, scopeJson, scopeKey, requestedBy, idempotencyKey,
-                requestSha256).update();
+            String tenant, boolean fromDatabase, List<StreamId> streams) {
+        jdbc.sql(SQL_CREATE).params(rotationId, reason, scopeJson, scopeKey, requestedBy).update();
         Scoped scoped = new Scoped(rotationId, fromDatabase, tenant, streams);
         jdbc.sql(ADD_STREAMS.sql()).params(ADD_STREAMS.params(scoped)).update();
     }
@@ -254,8 +268,7 @@ class RotationJobRepository {
     private static Job job(ResultSet rs, int n) throws SQLException {
         Timestamp finished = rs.getTimestamp("finished_at");
         return new Job(rs.getObject("rotation_id", UUID.class), rs.getString("reason"), rs.getString("scope"),
-                rs.getString("scope_key"), rs.getString("requested_by"), rs.getString("request_sha256"),
-                rs.getString("status"), rs.getLong("streams"), rs.getLong("rotated"), rs.getLong("failed"),
+                rs.getString("scope_key"), rs.getString("requested_by"), rs.getString("status"), rs.getLong("streams"), rs.getLong("rotated"), rs.getLong("failed"),
                 rs.getString("error"), rs.getTimestamp("started_at").toInstant(),
                 finished == null ? null : finished.toInstant(), rs.getDouble("seconds"));
     }
@@ -266,12 +279,16 @@ class RotationJobRepository {
      * @param seconds how long it ran (until now while running), on database time
      */
     record Job(UUID rotationId, String reason, String scopeJson, String scopeKey, String requestedBy,
-            String requestSha256, String status, long streams, long rotated, long failed, String error,
+            String status, long streams, long rotated, long failed, String error,
             Instant startedAt, Instant finishedAt, double seconds) {
 
         boolean isRunning() {
             return "RUNNING".equals(status);
         }
+    }
+
+    /** The job a key answered and the fingerprint of its request. */
+    record Keyed(UUID rotationId, String requestSha256) {
     }
 
     private record Scoped(UUID rotationId, boolean fromDatabase, String tenant, List<StreamId> streams) {

@@ -25,8 +25,9 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * Starting a fleet rotation and reading one (docs/epochs.md "Fleet rotation"). One job runs at a time: a call with
- * the same {@code Idempotency-Key} (and request) as an earlier one answers that job, whatever its status; a call with
- * the same scope as the running job answers the running job; another scope while one runs is 409
+ * the same {@code Idempotency-Key} (and request) as an earlier one answers the job that call was answered with,
+ * whatever its status now; a call with the same scope as the running job answers the running job (and its key, if
+ * any, is remembered for it); another scope while one runs is 409
  * {@code ROTATION_RUNNING}. So no repeated call rotates a stream twice. The job and one row per stream of its scope
  * are written in one transaction under the maintenance hold; {@link RotationJobRunner} rotates them.
  */
@@ -62,12 +63,13 @@ class RotationJobs {
      */
     RotationAccepted start(RotationRequest request, String issuer, IdempotencyKey key) {
         for (int attempt = 0; ; attempt++) {
-            Optional<Job> before = key == null ? Optional.empty() : jobs.byKey(issuer, key.value());
+            Optional<RotationJobRepository.Keyed> before = key == null ? Optional.empty()
+                    : jobs.byKey(issuer, key.value());
             if (before.isPresent()) {
                 if (!before.get().requestSha256().equals(key.fingerprint())) {
                     throw key.reused();
                 }
-                return accepted(before.get());
+                return accepted(jobs.job(before.get().rotationId()).orElseThrow());
             }
             try {
                 Job job = create(request, issuer, key);
@@ -97,15 +99,20 @@ class RotationJobs {
             Optional<Job> running = jobs.running();
             if (running.isPresent()) {
                 if (running.get().scopeKey().equals(scope.key())) {
+                    if (key != null) {
+                        jobs.rememberKey(issuer, key.value(), key.fingerprint(), running.get().rotationId());
+                    }
                     return running.get();
                 }
                 throw new ApiException(ProblemCode.ROTATION_RUNNING, "fleet rotation " + running.get().rotationId()
                         + " of another scope is running; wait for it (GET /v1/epochs/rotations/"
                         + running.get().rotationId() + ")");
             }
-            jobs.create(id, request.reason(), json.writeValueAsString(scope), scope.key(), issuer,
-                    key == null ? null : key.value(), key == null ? null : key.fingerprint(), tenant, fromDatabase,
-                    extra);
+            jobs.create(id, request.reason(), json.writeValueAsString(scope), scope.key(), issuer, tenant,
+                    fromDatabase, extra);
+            if (key != null) {
+                jobs.rememberKey(issuer, key.value(), key.fingerprint(), id);
+            }
             Job job = jobs.job(id).orElseThrow();
             log.info("fleet rotation {} started by {}: scope {}, {} stream(s) ({})", id, issuer, scope.key(),
                     job.streams(), request.reason());

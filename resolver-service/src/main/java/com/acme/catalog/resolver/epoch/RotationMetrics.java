@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 /**
  * Fleet rotation progress, per instance and without stream labels (registered at start):
  * {@code resolver_epoch_rotation_running} (1 while this instance drives a job),
- * {@code resolver_epoch_rotation_streams} and {@code resolver_epoch_rotation_streams_finished} (the driven job's
+ * {@code resolver_epoch_rotation_job_streams} and {@code resolver_epoch_rotation_job_streams_finished} (the driven job's
  * streams and how many of them are rotated or failed, as of its last batch; 0 when none is driven),
  * {@code resolver_epoch_rotation_streams_total{outcome="rotated|failed"}} (streams this instance's batches
  * finished), {@code resolver_epoch_rotation_batch_seconds} (time per batch) and
@@ -36,9 +36,9 @@ class RotationMetrics {
     RotationMetrics(MeterRegistry registry) {
         Gauge.builder("resolver.epoch.rotation.running", running, AtomicLong::get)
                 .description("1 while this instance drives a fleet rotation job").register(registry);
-        Gauge.builder("resolver.epoch.rotation.streams", streams, AtomicLong::get)
+        Gauge.builder("resolver.epoch.rotation.job.streams", streams, AtomicLong::get)
                 .description("streams of the fleet rotation this instance drives; 0 when none").register(registry);
-        Gauge.builder("resolver.epoch.rotation.streams.finished", finished, AtomicLong::get)
+        Gauge.builder("resolver.epoch.rotation.job.streams.finished", finished, AtomicLong::get)
                 .description("streams of the driven fleet rotation rotated or failed so far").register(registry);
         rotated = Counter.builder("resolver.epoch.rotation.streams").tag("outcome", "rotated")
                 .description("streams this instance's fleet rotation batches rotated").register(registry);

@@ -43,8 +43,8 @@ class FleetRotationIT extends EpochIT {
     @Test
     void itsMetricsAreRegisteredAtStart() {
         assertThat(metric("resolver_epoch_rotation_running{")).isZero();
-        assertThat(metric("resolver_epoch_rotation_streams{")).isZero();
-        assertThat(metric("resolver_epoch_rotation_streams_finished{")).isZero();
+        assertThat(metric("resolver_epoch_rotation_job_streams{")).isZero();
+        assertThat(metric("resolver_epoch_rotation_job_streams_finished{")).isZero();
         assertThat(metric("resolver_epoch_rotation_streams_total{")).isNotNull();
         assertThat(metric("resolver_epoch_rotation_jobs_total{")).isNotNull();
         assertThat(metric("resolver_epoch_rotation_batch_seconds_count{")).isNotNull();
@@ -195,7 +195,7 @@ class FleetRotationIT extends EpochIT {
         String id = start(body, null).text("rotationId");
         assertThat(inBatch.await(30, TimeUnit.SECONDS)).isTrue();
 
-        Answer same = start(body, null);
+        Answer same = start(body, "late-key");
         assertThat(same.status()).isEqualTo(202);
         assertThat(same.text("rotationId")).isEqualTo(id);
         Answer other = start("{\"reason\":\"restore\",\"scope\":{\"all\":true}}", null);
@@ -222,6 +222,12 @@ class FleetRotationIT extends EpochIT {
         JsonNode done = awaitEnd(id);
         assertThat(done.path("status").stringValue()).isEqualTo("DONE");
         assertThat(done.path("rotated").asLong()).isEqualTo(10);
+        assertThat(control().sql("SELECT count(*) FROM stream_epoch WHERE tenant = 'fleet-run' AND epoch > 1")
+                .query(Long.class).single()).isEqualTo(10);
+        // the key sent while it ran answers the same job after it ended: its retry rotates nothing again
+        Answer retried = start(body, "late-key");
+        assertThat(retried.text("rotationId")).isEqualTo(id);
+        assertThat(retried.text("status")).isEqualTo("DONE");
         assertThat(control().sql("SELECT count(*) FROM stream_epoch WHERE tenant = 'fleet-run' AND epoch > 1")
                 .query(Long.class).single()).isEqualTo(10);
     }
