@@ -40,6 +40,17 @@ public enum ProblemCode {
     PROJECTION_VERSION_OLDER(409),
     /** The review case already has its decision (decisions are immutable, one per case). */
     CASE_DECIDED(409),
+    /**
+     * A fleet epoch rotation is running: resolver maintenance stays on until it ended (unless turned off with
+     * {@code "force":true}), another scope is not started beside it, and a stream it has still to rotate is not
+     * rotated or reset by hand meanwhile.
+     */
+    ROTATION_RUNNING(409),
+    /**
+     * The stream's accepted revisions are cited by review decisions, which are immutable: its state cannot be reset
+     * to nothing.
+     */
+    STREAM_HAS_DECISIONS(409),
     /** The request cites an evidence artifact (or claims of one) that evidence retention has expired. */
     EVIDENCE_EXPIRED(409),
     CURSOR_STALE(410),

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.ControlEpochs;
+import com.acme.catalog.resolver.stream.ControlEpochs.ControlEpoch;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,13 +25,13 @@ class ControlEpochReader implements ControlEpochs {
     }
 
     @Override
-    public Map<StreamId, Long> currentEpochs(List<StreamId> streams) {
+    public Map<StreamId, ControlEpoch> currentEpochs(List<StreamId> streams) {
         if (streams.isEmpty()) {
             return Map.of();
         }
         try {
-            Map<StreamId, Long> out = new HashMap<>();
-            epochs.currentOf(streams).forEach((s, c) -> out.put(s, c.epoch()));
+            Map<StreamId, ControlEpoch> out = new HashMap<>();
+            epochs.currentOf(streams).forEach((s, c) -> out.put(s, new ControlEpoch(c.epoch(), c.startsFrom())));
             return out;
         } catch (RuntimeException e) {
             log.debug("the control store's epochs could not be read for a stream listing: {}", e.toString());

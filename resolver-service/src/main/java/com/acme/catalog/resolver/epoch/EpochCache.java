@@ -103,6 +103,15 @@ class EpochCache implements CommitObserver {
     }
 
     /**
+     * A rotation of this instance opened {@code epoch} for the stream: held from now on if the stream is held (its
+     * next write then needs no read of the store), else left to be read at its next use.
+     */
+    void rotated(StreamId s, long epoch) {
+        long now = System.nanoTime();
+        held.computeIfPresent(s, (k, h) -> Held.newer(h, new Held(epoch, 0, 0, now)));
+    }
+
+    /**
      * Raises what this instance knows it acknowledged in the held epoch: a write whose locked cursor is below it
      * sees a database that lost commits this instance answered (a failover to a replica that had not received
      * them), before any of them is recorded in the store or a check ran. Commits of another epoch than the held

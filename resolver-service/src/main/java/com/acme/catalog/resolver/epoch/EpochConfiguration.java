@@ -6,9 +6,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
-/** Binds {@code control.*} and brings the maintenance switch and endpoints over the resolver's own database. */
+/** Binds {@code control.*} and {@code rotation.*}, and brings the maintenance switch and endpoints over the resolver's own database. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(ControlStoreProperties.class)
+@EnableConfigurationProperties({ControlStoreProperties.class, RotationProperties.class})
 @Import(MaintenanceConfiguration.class)
 class EpochConfiguration {
 }

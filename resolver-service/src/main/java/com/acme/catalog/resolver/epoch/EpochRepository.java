@@ -7,9 +7,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.EpochIssue;
+import com.acme.catalog.contracts.epoch.StartsFrom;
+import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.contracts.sql.UnnestColumns;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DuplicateKeyException;
@@ -26,7 +30,8 @@ import org.springframework.stereotype.Repository;
 class EpochRepository {
 
     private static final String CURRENT_COLUMNS = """
-            e.tenant, e.catalog, e.epoch, e.issued_at, coalesce(h.position, 0) AS high_water_mark
+            e.tenant, e.catalog, e.epoch, e.issued_at, coalesce(h.position, 0) AS high_water_mark,
+            e.starts_from_epoch, e.starts_from_position, e.starts_from_digest
             """;
     /** A stream's current epoch and the high-water mark recorded in it. */
     private static final String SQL_CURRENT = "SELECT " + CURRENT_COLUMNS + """
@@ -53,18 +58,47 @@ class EpochRepository {
              ORDER BY e.tenant, e.catalog, e.epoch DESC
             """;
     private static final String SQL_HISTORY = """
-            SELECT epoch, issued_at, reason, issuer FROM stream_epoch
+            SELECT epoch, issued_at, reason, issuer, starts_from_epoch, starts_from_position, starts_from_digest
+              FROM stream_epoch
              WHERE tenant = ? AND catalog = ? ORDER BY epoch
+            """;
+    /** Every stream the store has an epoch of, or every stream of one tenant (a fleet rotation's scope). */
+    private static final String SQL_KNOWN = """
+            SELECT DISTINCT tenant, catalog FROM stream_epoch
+             WHERE CAST(? AS text) IS NULL OR tenant = ?
+            """;
+    private static final UnnestColumns<Issue> ISSUE_COLUMNS = UnnestColumns.of(Issue.class)
+            .text("tenant", i -> i.stream().tenant())
+            .text("catalog", i -> i.stream().catalog())
+            .bigints("epoch", Issue::epoch)
+            .nullableBigints("from_epoch", i -> i.startsFrom() == null ? null : i.startsFrom().epoch())
+            .nullableBigints("from_position", i -> i.startsFrom() == null ? null : i.startsFrom().position())
+            .text("from_digest", i -> i.startsFrom() == null ? null : i.startsFrom().chainDigest());
+    /**
+     * Issues many epochs in one statement (all or none: the append-only trigger refuses the whole statement when
+     * one of them is not above every epoch of its stream), each with where it starts and the job that issued it.
+     */
+    private static final BoundSql<IssueAll> ISSUE_ALL = BoundSql.<IssueAll>builder()
+            .sql("""
+                    INSERT INTO stream_epoch (tenant, catalog, epoch, reason, issuer, starts_from_epoch,
+                                              starts_from_position, starts_from_digest, rotation_id)
+                    SELECT u.tenant, u.catalog, u.epoch, ?, ?, u.from_epoch, u.from_position, u.from_digest,
+                           CAST(? AS uuid)
+                      FROM\s""", IssueAll::reason, IssueAll::issuer, a -> a.rotationId() == null ? null
+                    : a.rotationId().toString())
+            .unnest(IssueAll::issues, ISSUE_COLUMNS)
+            .build();
+    /** The epochs a fleet rotation job already issued for the named streams. */
+    private static final String SQL_ISSUED_BY = """
+            SELECT e.tenant, e.catalog, e.epoch, e.starts_from_epoch, e.starts_from_position, e.starts_from_digest
+              FROM unnest(?::text[], ?::text[]) AS q(tenant, catalog)
+              JOIN stream_epoch e ON e.rotation_id = CAST(? AS uuid) AND e.tenant = q.tenant AND e.catalog = q.catalog
             """;
     /** The first epoch of a stream the store knows nothing about; does nothing when any epoch exists. */
     private static final String SQL_ISSUE_FIRST = """
             INSERT INTO stream_epoch (tenant, catalog, epoch, reason, issuer)
             SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM stream_epoch WHERE tenant = ? AND catalog = ?)
             ON CONFLICT DO NOTHING
-            """;
-    private static final String SQL_ISSUE = """
-            INSERT INTO stream_epoch (tenant, catalog, epoch, reason, issuer) VALUES (?, ?, ?, ?, ?)
-            RETURNING issued_at
             """;
     /** Raises each named mark to its position; never lowers one. */
     private static final String SQL_RECORD_MARKS = """
@@ -105,7 +139,26 @@ class EpochRepository {
     List<EpochIssue> history(StreamId s) {
         return reach(() -> store.jdbc().sql(SQL_HISTORY).params(s.tenant(), s.catalog())
                 .query((rs, n) -> new EpochIssue(rs.getLong(1), rs.getTimestamp(2).toInstant(), rs.getString(3),
-                        rs.getString(4))).list());
+                        rs.getString(4), startsFrom(rs))).list());
+    }
+
+    /** @return every stream the store has an epoch of ({@code tenant} null), or every stream of {@code tenant} */
+    List<StreamId> known(String tenant) {
+        return reach(() -> store.jdbc().sql(SQL_KNOWN).params(tenant, tenant)
+                .query((rs, n) -> new StreamId(rs.getString(1), rs.getString(2))).list());
+    }
+
+    /** @return the epoch (and its start) that fleet rotation {@code rotationId} issued for each of {@code streams} */
+    Map<StreamId, Issue> issuedBy(UUID rotationId, Collection<StreamId> streams) {
+        String[] tenants = streams.stream().map(StreamId::tenant).toArray(String[]::new);
+        String[] catalogs = streams.stream().map(StreamId::catalog).toArray(String[]::new);
+        List<Issue> found = reach(() -> store.jdbc().sql(SQL_ISSUED_BY)
+                .params(tenants, catalogs, rotationId.toString())
+                .query((rs, n) -> new Issue(new StreamId(rs.getString("tenant"), rs.getString("catalog")),
+                        rs.getLong("epoch"), startsFrom(rs))).list());
+        Map<StreamId, Issue> out = new HashMap<>();
+        found.forEach(i -> out.put(i.stream(), i));
+        return out;
     }
 
     /** Issues {@code epoch} as the stream's first, unless it has one; either way answers what is current. */
@@ -121,14 +174,20 @@ class EpochRepository {
     }
 
     /**
-     * Issues {@code epoch} for the stream; the store refuses an epoch that is not above every one issued before.
+     * Issues every epoch of {@code issues} in one statement, all or none; the store refuses an epoch that is not
+     * above every one issued before for its stream.
      *
-     * @return false when it was refused (another rotation issued it or a later one first)
+     * @param rotationId the fleet rotation issuing them; null for a single rotation or reset
+     * @return false when the store refused (another rotation issued one of them, or a later one, first): then
+     *         nothing was issued
      */
-    boolean issue(StreamId s, long epoch, String reason, String issuer) {
+    boolean issueAll(List<Issue> issues, String reason, String issuer, UUID rotationId) {
+        if (issues.isEmpty()) {
+            return true;
+        }
+        IssueAll all = new IssueAll(issues, reason, issuer, rotationId);
         try {
-            reach(() -> store.jdbc().sql(SQL_ISSUE).params(s.tenant(), s.catalog(), epoch, reason, issuer).query()
-                    .singleRow());
+            reach(() -> store.jdbc().sql(ISSUE_ALL.sql()).params(ISSUE_ALL.params(all)).update());
             return true;
         } catch (DuplicateKeyException taken) {
             store.reached();
@@ -181,11 +240,33 @@ class EpochRepository {
 
     private static Current current(ResultSet rs, int n) throws SQLException {
         return new Current(new StreamId(rs.getString("tenant"), rs.getString("catalog")), rs.getLong("epoch"),
-                rs.getTimestamp("issued_at").toInstant(), rs.getLong("high_water_mark"));
+                rs.getTimestamp("issued_at").toInstant(), rs.getLong("high_water_mark"), startsFrom(rs));
     }
 
-    /** A stream's current epoch, when it was issued, and the high-water mark recorded in it. */
-    record Current(StreamId stream, long epoch, java.time.Instant issuedAt, long highWaterMark) {
+    /** The recorded start of an epoch row ({@code starts_from_*}); null where none was recorded. */
+    private static StartsFrom startsFrom(ResultSet rs) throws SQLException {
+        long position = rs.getLong("starts_from_position");
+        if (rs.wasNull()) {
+            return null;
+        }
+        long epoch = rs.getLong("starts_from_epoch");
+        boolean empty = rs.wasNull();
+        return new StartsFrom(empty ? null : epoch, position, rs.getString("starts_from_digest"), empty);
+    }
+
+    /**
+     * A stream's current epoch, when it was issued, the high-water mark recorded in it, and where it starts (null
+     * where unknown).
+     */
+    record Current(StreamId stream, long epoch, java.time.Instant issuedAt, long highWaterMark,
+            StartsFrom startsFrom) {
+    }
+
+    /** An epoch to issue (or issued) for a stream, and where it starts; {@code startsFrom} null where unknown. */
+    record Issue(StreamId stream, long epoch, StartsFrom startsFrom) {
+    }
+
+    private record IssueAll(List<Issue> issues, String reason, String issuer, UUID rotationId) {
     }
 
     /** A committed position of a (stream, epoch), to be recorded. */

@@ -9,6 +9,8 @@ import java.util.Optional;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.contracts.sql.UnnestColumns;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 
@@ -41,6 +43,22 @@ class RetentionRepository {
     private static final String SQL_CREATE = """
             INSERT INTO stream_retention (tenant, catalog, epoch) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
             """;
+    private static final UnnestColumns<Map.Entry<StreamId, Long>> EPOCH_COLUMNS =
+            UnnestColumns.<Map.Entry<StreamId, Long>>of(null)
+                    .text("tenant", e -> e.getKey().tenant())
+                    .text("catalog", e -> e.getKey().catalog())
+                    .bigints("epoch", Map.Entry::getValue);
+    private static final BoundSql<Map<StreamId, Long>> CREATE_ALL = BoundSql.<Map<StreamId, Long>>builder()
+            .sql("INSERT INTO stream_retention (tenant, catalog, epoch)\nSELECT u.tenant, u.catalog, u.epoch FROM ")
+            .unnest(Map::entrySet, EPOCH_COLUMNS).sql("\nON CONFLICT DO NOTHING").build();
+    private static final BoundSql<Map<StreamId, Long>> LOCK_ALL = BoundSql.<Map<StreamId, Long>>builder()
+            .sql("SELECT r.pruned_through FROM stream_retention r JOIN ").unnest(Map::entrySet, EPOCH_COLUMNS)
+            .sql("""
+
+                     ON r.tenant = u.tenant AND r.catalog = u.catalog AND r.epoch = u.epoch
+                     ORDER BY r.tenant, r.catalog, r.epoch
+                       FOR UPDATE OF r
+                    """).build();
     private static final String SQL_PRUNED_THROUGH = """
             SELECT pruned_through FROM stream_retention WHERE tenant = ? AND catalog = ? AND epoch = ?
             """;
@@ -141,6 +159,18 @@ class RetentionRepository {
         }
         jdbc.sql(SQL_CREATE).params(s.tenant(), s.catalog(), epoch).update();
         return selectForUpdate(s, epoch).orElseThrow();
+    }
+
+    /**
+     * {@link #lock} for many (stream, epoch) pairs at once, each row created where missing, locked in (tenant,
+     * catalog) order: one statement to create, one to lock.
+     */
+    void lockAll(Map<StreamId, Long> epochs) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("the retention lock needs an open transaction");
+        }
+        jdbc.sql(CREATE_ALL.sql()).params(CREATE_ALL.params(epochs)).update();
+        jdbc.sql(LOCK_ALL.sql()).params(LOCK_ALL.params(epochs)).query().listOfRows();
     }
 
     private Optional<Long> selectForUpdate(StreamId s, long epoch) {

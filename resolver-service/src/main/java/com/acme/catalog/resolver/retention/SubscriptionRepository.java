@@ -1,8 +1,11 @@
 package com.acme.catalog.resolver.retention;
 
 import java.util.List;
+import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.contracts.sql.UnnestColumns;
 import com.acme.catalog.resolver.outbox.RelayWakeUp;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -34,6 +37,30 @@ class SubscriptionRepository {
                    registered_at = now(), progress_at = NULL
              WHERE retention_consumer.epoch < excluded.epoch
             """;
+    private static final UnnestColumns<Map.Entry<StreamId, Long>> OPENED_COLUMNS =
+            UnnestColumns.<Map.Entry<StreamId, Long>>of(null)
+                    .text("tenant", e -> e.getKey().tenant())
+                    .text("catalog", e -> e.getKey().catalog())
+                    .bigints("epoch", Map.Entry::getValue);
+    /**
+     * {@link #SQL_REGISTER_OPENED} for many opened streams in one statement; a consumer subscribed both to the
+     * stream's tenant and to every tenant is registered once.
+     */
+    private static final BoundSql<Map<StreamId, Long>> REGISTER_OPENED_ALL = BoundSql.<Map<StreamId, Long>>builder()
+            .sql("""
+                    INSERT INTO retention_consumer (consumer_id, tenant, catalog, epoch, durable_position, delivery_url,
+                                                    registered_by)
+                    SELECT DISTINCT ON (s.consumer_id, u.tenant, u.catalog)
+                           s.consumer_id, u.tenant, u.catalog, u.epoch, 0, s.delivery_url, s.registered_by
+                      FROM\s""").unnest(Map::entrySet, OPENED_COLUMNS).sql("""
+
+                      JOIN retention_subscription s ON s.tenant IN (u.tenant, '*')
+                     ORDER BY s.consumer_id, u.tenant, u.catalog, s.tenant = '*'
+                    ON CONFLICT (consumer_id, tenant, catalog) DO UPDATE
+                       SET epoch = excluded.epoch, durable_position = 0, delivery_url = excluded.delivery_url,
+                           registered_at = now(), progress_at = NULL
+                     WHERE retention_consumer.epoch < excluded.epoch
+                    """).build();
     /** Parameters: consumer, tenant pattern, delivery URL, identity. */
     private static final String SQL_SUBSCRIBE = """
             INSERT INTO retention_subscription (consumer_id, tenant, catalog, delivery_url, registered_by)
@@ -90,6 +117,11 @@ class SubscriptionRepository {
     /** @return how many subscriptions registered the opened stream */
     int registerOpened(StreamId s, long epoch) {
         return jdbc.sql(SQL_REGISTER_OPENED).params(s.tenant(), s.catalog(), epoch, s.tenant()).update();
+    }
+
+    /** @return how many registrations the opened streams' subscriptions made or moved */
+    int registerOpenedAll(Map<StreamId, Long> epochs) {
+        return jdbc.sql(REGISTER_OPENED_ALL.sql()).params(REGISTER_OPENED_ALL.params(epochs)).update();
     }
 
     /** Stores (or re-points) the subscription of {@code consumerId} to {@code tenantPattern}'s streams. */

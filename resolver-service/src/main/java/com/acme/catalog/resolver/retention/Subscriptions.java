@@ -1,6 +1,7 @@
 package com.acme.catalog.resolver.retention;
 
 import java.util.List;
+import java.util.Map;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
@@ -55,6 +56,25 @@ class Subscriptions implements StreamOpening {
         if (registered > 0) {
             log.debug("{}: opened in epoch {}, {} subscriber(s) registered at position 0", stream, epoch, registered);
         }
+    }
+
+    /**
+     * {@link #opened} for many streams at once (a batch of a fleet rotation): their retention rows created and locked
+     * in one statement each, their subscribers registered in one.
+     */
+    @Override
+    public void openedAll(Map<StreamId, Long> epochs) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("streams open inside their opening's transaction");
+        }
+        if (epochs.isEmpty()) {
+            return;
+        }
+        retention.lockAll(epochs);
+        subscriptions.lockShared();
+        int registered = subscriptions.registerOpenedAll(epochs);
+        log.debug("{} stream(s) opened in new epochs, {} subscriber registration(s) at position 0", epochs.size(),
+                registered);
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.contracts.epoch.StartsFrom;
 
 /**
  * The streams' current epochs as the control store records them (outside this database, so a restored database
@@ -15,5 +16,9 @@ public interface ControlEpochs {
      * @return the current epoch of each of {@code streams} the control store knows, in one read; empty when the
      *         control store cannot be reached (callers then know only this database's epochs)
      */
-    Map<StreamId, Long> currentEpochs(List<StreamId> streams);
+    Map<StreamId, ControlEpoch> currentEpochs(List<StreamId> streams);
+
+    /** A stream's current epoch in the control store and where it starts ({@code startsFrom} null where unknown). */
+    record ControlEpoch(long epoch, StartsFrom startsFrom) {
+    }
 }

@@ -21,7 +21,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code GET /v1/streams?tenant=&after=&limit=&rolledBack=} (role {@code operator} or {@code consumer}, tenant-scoped
  * like every read): the open streams with their epoch, cursor, digest, pruned-through, rollback mark and the control
- * store's current epoch (two statements a page, one per database), {@value #DEFAULT_LIMIT} a page
+ * store's current epoch with where it starts ({@code startsFrom}; two statements a page, one per database),
+ * {@value #DEFAULT_LIMIT} a page
  * unless {@code limit} (1..{@value #MAX_LIMIT}) says otherwise. A tenant-limited token sees only its tenants.
  * {@code rolledBack=true} lists only the streams whose history is marked rolled back: usually none, so a reader can
  * ask every second or two what a full listing tells it every few seconds.
@@ -63,10 +64,12 @@ class StreamListController {
 
     /** One control-store read for the page; without it the page still answers, without {@code currentEpoch}. */
     private List<StreamSummary> withControlEpochs(List<StreamSummary> page) {
-        Map<StreamId, Long> current = controlEpochs.currentEpochs(
+        Map<StreamId, ControlEpochs.ControlEpoch> current = controlEpochs.currentEpochs(
                 page.stream().map(s -> new StreamId(s.tenant(), s.catalog())).toList());
-        return page.stream().map(s -> s.withCurrentEpoch(current.get(new StreamId(s.tenant(), s.catalog()))))
-                .toList();
+        return page.stream().map(s -> {
+            ControlEpochs.ControlEpoch c = current.get(new StreamId(s.tenant(), s.catalog()));
+            return c == null ? s : s.withCurrentEpoch(c.epoch(), c.startsFrom());
+        }).toList();
     }
 
     private static String requireTenant(String tenant) {

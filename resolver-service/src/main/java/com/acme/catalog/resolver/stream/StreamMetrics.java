@@ -114,6 +114,17 @@ public class StreamMetrics implements StreamMeters {
         positions.computeIfAbsent(s, this::registerGauge).accumulateAndGet(position, Math::max);
     }
 
+    /**
+     * Resets the stream's gauge to 0 when this instance shows one (a new epoch starts the stream over at 0); registers
+     * none (a fleet rotation of thousands of streams adds no series).
+     */
+    public void resetShownPosition(StreamId s) {
+        AtomicLong shown = positions.get(s);
+        if (shown != null) {
+            shown.set(0);
+        }
+    }
+
     /** Resets the gauge when a new epoch starts the stream over at 0. */
     public void resetPosition(StreamId s, long position) {
         positions.computeIfAbsent(s, this::registerGauge).set(position);

@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver.stream;
 
+import java.util.Map;
+
 import com.acme.catalog.contracts.StreamId;
 
 /**
@@ -12,4 +14,12 @@ public interface StreamOpening {
 
     /** {@code stream}'s cursor was just opened in {@code epoch}, at position 0, in the caller's transaction. */
     void opened(StreamId stream, long epoch);
+
+    /**
+     * Many streams' cursors were just opened, each in its epoch, in the caller's transaction (a batch of a fleet
+     * rotation); an implementation does for all of them at once what {@link #opened} does for one.
+     */
+    default void openedAll(Map<StreamId, Long> epochs) {
+        epochs.forEach(this::opened);
+    }
 }

@@ -55,6 +55,7 @@ class RotationIT extends EpochIT {
                 .text("status")));
         assertThat(get("/v1/exports/" + export + "/manifest", "op").status()).isEqualTo(200);
 
+        String digestAt5 = get("/v1/streams/acme/rot/cursor", "op").text("chainDigest");
         maintenance(true);
         Response rotated = rotate("acme", "rot", "restore drill");
         assertThat(rotated.status()).as(rotated.raw()).isEqualTo(200);
@@ -67,6 +68,25 @@ class RotationIT extends EpochIT {
         assertThat(status.path("history").get(1).path("reason").stringValue()).isEqualTo("restore drill");
         assertThat(status.path("history").get(1).path("issuer").stringValue()).startsWith("token-");
         assertThat(status.path("issuedAt")).isEqualTo(status.path("history").get(1).path("issuedAt"));
+        // where epoch 2 starts: the restored position of epoch 1 and its digest; epoch 1's start is unknown
+        assertThat(status.path("history").get(0).has("startsFrom")).isTrue();
+        assertThat(status.path("history").get(0).path("startsFrom").isNull()).isTrue();
+        JsonNode starts = status.path("history").get(1).path("startsFrom");
+        assertThat(starts.path("epoch").asLong()).isEqualTo(1);
+        assertThat(starts.path("position").asLong()).isEqualTo(5);
+        assertThat(starts.path("chainDigest").stringValue()).isEqualTo(digestAt5);
+        assertThat(starts.path("empty").asBoolean()).isFalse();
+        // and the listing says the same of the current epoch, for a page of streams at once
+        JsonNode listed = get("/v1/streams?tenant=acme&limit=500", "op").body().path("streams");
+        JsonNode rot = null;
+        for (JsonNode e : listed) {
+            if ("rot".equals(e.path("catalog").stringValue())) {
+                rot = e;
+            }
+        }
+        assertThat(rot).isNotNull();
+        assertThat(rot.path("currentEpoch").asLong()).isEqualTo(2);
+        assertThat(rot.path("startsFrom")).isEqualTo(starts);
 
         JsonNode cursor = get("/v1/streams/acme/rot/cursor", "op").body();
         assertThat(cursor.path("epoch").asLong()).isEqualTo(2);

@@ -42,6 +42,37 @@ final class SecondInstance implements AutoCloseable {
         return r.statusCode();
     }
 
+    /** GETs with the operator token and answers the body. */
+    String get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .header("Authorization", "Bearer op").GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /**
+     * Maintenance on, a fleet rotation of the tenant's streams (driven by this instance, the job created here), its
+     * end awaited, maintenance off.
+     */
+    void fleetRotate(String tenant) throws Exception {
+        require(post("/v1/admin/maintenance", "{\"enabled\":true}"));
+        HttpResponse<String> started = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/v1/epochs/rotations")).header("Authorization", "Bearer op")
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"reason\":\"rotated elsewhere\",\"scope\":{\"tenant\":\"" + tenant + "\"}}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (started.statusCode() != 202) {
+            throw new IllegalStateException("the second instance answered " + started.statusCode());
+        }
+        String id = started.body().replaceAll(".*\"rotationId\":\"([^\"]+)\".*", "$1");
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (get("/v1/epochs/rotations/" + id).contains("\"status\":\"RUNNING\"")) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("fleet rotation " + id + " still running after 60 s");
+            }
+            Thread.sleep(100);
+        }
+        require(post("/v1/admin/maintenance", "{\"enabled\":false}"));
+    }
+
     /** Maintenance on, rotation, maintenance off: what an operator does on this instance. */
     void rotate(String tenant, String catalog) throws Exception {
         require(post("/v1/admin/maintenance", "{\"enabled\":true}"));

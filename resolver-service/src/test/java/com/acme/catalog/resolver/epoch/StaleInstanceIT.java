@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,7 +24,7 @@ import org.springframework.test.context.TestPropertySource;
  */
 @TestPropertySource(properties = {"control.refresh-interval=PT1H", "control.grace=PT2H",
         "control.rollback-check-interval=PT1H", "relay.enabled=true", "relay.batch-events=1",
-        "relay.poll-interval=PT0.2S", "relay.timeout=PT30S"})
+        "relay.poll-interval=PT0.2S", "relay.timeout=PT30S", "rotation.enabled=false"})
 class StaleInstanceIT extends EpochIT {
 
     @Autowired
@@ -49,6 +50,26 @@ class StaleInstanceIT extends EpochIT {
         assertThat(fresh.status()).as(fresh.raw()).isEqualTo(200);
         assertThat(fresh.number("epoch")).isEqualTo(2);
         assertThat(fresh.number("position")).isEqualTo(1);
+    }
+
+    /** A fleet rotation by the other instance fences this one's old cursors the same way. */
+    @Test
+    void aStaleInstanceCannotCommitAWriteInAnEpochAFleetRotationFenced() throws Exception {
+        writeItems("stale-fleet", "a", 2);
+        writeItems("stale-fleet", "b", 2);
+        try (SecondInstance other = new SecondInstance(env)) {
+            other.fleetRotate("stale-fleet");
+        }
+        for (String c : List.of("a", "b")) {
+            Response stale = putItem("stale-fleet", c, "late");
+            assertThat(stale.status()).as(stale.raw()).isEqualTo(503);
+            assertThat(stale.code()).isEqualTo("STREAM_FENCED");
+            Response fresh = putItem("stale-fleet", c, "late");
+            assertThat(fresh.number("epoch")).isEqualTo(2);
+            assertThat(fresh.number("position")).isEqualTo(1);
+        }
+        assertThat(jdbc.sql("SELECT epoch || ':' || count(*) FROM outbox WHERE tenant = 'stale-fleet' GROUP BY epoch "
+                + "ORDER BY epoch").query(String.class).list()).containsExactly("1:4", "2:2");
     }
 
     /**

@@ -54,6 +54,9 @@ class OpenApiIT extends ResolverIT {
             "GET /v1/exports/events",
             "GET /v1/epochs/{tenant}/{catalog}",
             "POST /v1/epochs/{tenant}/{catalog}/rotate",
+            "POST /v1/epochs/rotations",
+            "GET /v1/epochs/rotations/{rotationId}",
+            "POST /v1/streams/{tenant}/{catalog}/reset",
             "POST /v1/admin/maintenance",
             "GET /v1/admin/maintenance",
             "POST /v1/streams/{tenant}/{catalog}/bootstrap-import");
@@ -78,6 +81,15 @@ class OpenApiIT extends ResolverIT {
         // endpoint-specific codes of the contract
         assertThat(problemCodes(operation(doc, "POST /v1/epochs/{tenant}/{catalog}/rotate"), "409"))
                 .contains("MAINTENANCE_REQUIRED");
+        assertThat(problemCodes(operation(doc, "POST /v1/epochs/rotations"), "409"))
+                .contains("MAINTENANCE_REQUIRED", "ROTATION_RUNNING");
+        assertThat(operation(doc, "POST /v1/epochs/rotations").path("parameters").toString())
+                .contains("#/components/parameters/IdempotencyKey");
+        assertThat(problemCodes(operation(doc, "POST /v1/streams/{tenant}/{catalog}/reset"), "409"))
+                .contains("MAINTENANCE_REQUIRED", "STREAM_HAS_DECISIONS", "ROTATION_RUNNING");
+        assertThat(problemCodes(operation(doc, "POST /v1/admin/maintenance"), "409")).contains("ROTATION_RUNNING");
+        assertThat(doc.path("components").path("schemas").path("EpochIssue").path("properties").path("startsFrom")
+                .toString()).as("startsFrom is nullable").contains("\"null\"");
         assertThat(problemCodes(operation(doc, "GET /v1/exports/events"), "410"))
                 .contains("CURSOR_STALE", "LEASE_EXPIRED", "EPOCH_CHANGED");
         assertThat(problemCodes(operation(doc, "GET /v1/exports/{exportId}/manifest"), "409"))

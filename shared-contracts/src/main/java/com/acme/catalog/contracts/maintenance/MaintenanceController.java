@@ -34,10 +34,11 @@ class MaintenanceController {
     /** Answers once the switch is committed, so every write that passed the check before has ended. */
     @Operation(operationId = "setMaintenance", summary = "Turn maintenance on or off",
             description = "Answers once the switch is committed, so every write that passed the check before has "
-                    + "ended. Survives a restart.")
+                    + "ended. Survives a restart. The resolver refuses to turn it off while a fleet epoch rotation "
+                    + "runs (409 ROTATION_RUNNING) unless force is true, which stops the rotation.")
     @PostMapping
     MaintenanceStatus set(@RequestBody MaintenanceRequest request) {
         Caller caller = Access.require(Role.OPERATOR);
-        return maintenance.set(request.enabled(), caller.name());
+        return maintenance.set(request.enabled(), caller.name(), request.force());
     }
 }

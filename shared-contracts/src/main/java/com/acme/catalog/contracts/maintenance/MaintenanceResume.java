@@ -10,4 +10,14 @@ public interface MaintenanceResume {
 
     /** Runs outside any transaction, before maintenance is turned off. */
     void beforeResume();
+
+    /**
+     * Runs in the switch's own transaction, after it took the maintenance hold exclusively (so whatever started
+     * under the hold before has committed and is visible) and before it turns maintenance off. Throwing keeps
+     * maintenance on: the resolver refuses while a fleet epoch rotation runs, unless {@code force}.
+     *
+     * @param force the caller asked to turn maintenance off whatever still needs it
+     */
+    default void whileResuming(boolean force) {
+    }
 }

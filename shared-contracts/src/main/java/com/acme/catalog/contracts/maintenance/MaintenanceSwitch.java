@@ -84,14 +84,24 @@ public final class MaintenanceSwitch {
      * @return the switch as committed
      */
     public MaintenanceStatus set(boolean enabled, String by) {
+        return set(enabled, by, false);
+    }
+
+    /**
+     * As {@link #set(boolean, String)}; turning it off also runs every {@link MaintenanceResume#whileResuming} in the
+     * switch's transaction, under the exclusive hold, any of which may refuse (keeping it on) unless {@code force}.
+     *
+     * @param force turn maintenance off even though something that needs it still runs
+     */
+    public MaintenanceStatus set(boolean enabled, String by, boolean force) {
         if (TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("the maintenance switch commits its own transaction");
         }
-        if (!enabled && status().enabled()) {
-            resume.get().forEach(MaintenanceResume::beforeResume);
-        }
+        List<MaintenanceResume> resuming = !enabled && status().enabled() ? resume.get() : List.of();
+        resuming.forEach(MaintenanceResume::beforeResume);
         return tx.execute(status -> {
             jdbc.sql(SQL_HOLD_EXCLUSIVE).query().singleRow();
+            resuming.forEach(r -> r.whileResuming(force));
             return jdbc.sql(SQL_SET).params(enabled, enabled, by).query(MaintenanceSwitch::row).single();
         });
     }

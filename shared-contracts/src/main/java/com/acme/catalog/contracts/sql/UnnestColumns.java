@@ -82,6 +82,18 @@ public final class UnnestColumns<R> {
         });
     }
 
+    /** Longs that may be null (SQL NULL elements). */
+    public UnnestColumns<R> nullableBigints(String name, Function<? super R, Long> value) {
+        return add(name, "?::bigint[]", rows -> {
+            Long[] a = new Long[rows.size()];
+            int i = 0;
+            for (R r : rows) {
+                a[i++] = value.apply(r);
+            }
+            return a;
+        });
+    }
+
     public UnnestColumns<R> flags(String name, Predicate<? super R> value) {
         return add(name, "?::boolean[]", rows -> {
             boolean[] a = new boolean[rows.size()];

@@ -78,6 +78,12 @@ public final class OpenApiProblems implements OpenApiCustomizer {
                     ProblemCode.EPOCH_CHANGED, ProblemCode.POSITION_AHEAD),
             // epochs, maintenance
             Rule.of("POST", "/v1/epochs/{t}/{c}/rotate", ProblemCode.MAINTENANCE_REQUIRED,
+                    ProblemCode.EPOCH_MISMATCH, ProblemCode.ROTATION_RUNNING, ProblemCode.CONTROL_STORE_UNAVAILABLE),
+            Rule.of("POST", "/v1/streams/{t}/{c}/reset", ProblemCode.MAINTENANCE_REQUIRED, ProblemCode.EPOCH_MISMATCH,
+                    ProblemCode.ROTATION_RUNNING, ProblemCode.STREAM_HAS_DECISIONS,
+                    ProblemCode.CONTROL_STORE_UNAVAILABLE),
+            Rule.of("POST", "/v1/epochs/rotations", ProblemCode.MAINTENANCE_REQUIRED, ProblemCode.ROTATION_RUNNING,
+                    ProblemCode.INVALID_IDEMPOTENCY_KEY, ProblemCode.IDEMPOTENCY_KEY_REUSED,
                     ProblemCode.CONTROL_STORE_UNAVAILABLE),
             // product
             Rule.of("POST", "/v1/inbox/events", ProblemCode.EPOCH_MISMATCH, ProblemCode.CHAIN_BROKEN,
