@@ -9,7 +9,7 @@ import com.acme.catalog.contracts.StreamId;
 /**
  * The command line of the import mode: {@code --bootstrap-import FILE --tenant T --catalog C [--chunk-events N]
  * [--chunk-bytes B] [--max-event-bytes B] [--synchronous-commit-off] [--diagnose-failed-chunk]
- * [--unbatched-statements]}. Values may follow as the next argument or after {@code =}. Any other
+ * [--unbatched-statements] [--reset REASON]}. Values may follow as the next argument or after {@code =}. Any other
  * {@code --key=value} is handed to Spring (e.g. {@code --spring.datasource.url=…}).
  */
 record BootstrapArguments(Path file, StreamId stream, ImportOptions options, String[] springArgs) {
@@ -18,7 +18,8 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, Str
             java -jar resolver-service.jar --bootstrap-import FILE --tenant T --catalog C
                      [--chunk-events N (1-500, default 100)] [--chunk-bytes B (default 16777216)]
                      [--max-event-bytes B (default 1048576)] [--synchronous-commit-off]
-                     [--diagnose-failed-chunk] [--unbatched-statements] [--spring.property=value ...]""";
+                     [--diagnose-failed-chunk] [--unbatched-statements] [--reset REASON]
+                     [--spring.property=value ...]""";
 
     /**
      * @throws IllegalArgumentException with a message for the operator when the arguments are not usable
@@ -38,7 +39,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, Str
                 case "--diagnose-failed-chunk" -> options = options.withDiagnoseFailedChunk(flag(name, inline));
                 case "--unbatched-statements" -> options = options.withBatchedStatements(!flag(name, inline));
                 case "--bootstrap-import", "--tenant", "--catalog", "--chunk-events", "--chunk-bytes",
-                        "--max-event-bytes" -> {
+                        "--max-event-bytes", "--reset" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.length) {
@@ -52,6 +53,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, Str
                         case "--catalog" -> catalog = value;
                         case "--chunk-events" -> options = options.withChunkEvents((int) number(name, value));
                         case "--chunk-bytes" -> options = options.withChunkBytes(number(name, value));
+                        case "--reset" -> options = options.withReset(value);
                         default -> options = options.withMaxEventBytes(number(name, value));
                     }
                 }

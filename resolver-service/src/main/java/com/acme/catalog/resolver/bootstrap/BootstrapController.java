@@ -42,8 +42,11 @@ class BootstrapController {
     }
 
     @Operation(operationId = "bootstrapImport", summary = "Import a stream's history",
-            description = "The body is an events.json array; an empty stream only. Problems carry the first bad "
-                    + "event's index and eventId. Role operator.")
+            description = "The body is an events.json array; an empty stream only, unless reset=REASON: then, "
+                    + "under the import fence, the stream is reset to a new empty epoch first (a failed import's "
+                    + "partial state). While the import runs its fence refuses every write of the stream (409 "
+                    + "IMPORT_IN_PROGRESS) and the relay holds it. Problems carry the first bad event's index and "
+                    + "eventId. Role operator.")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, description = "the events.json array",
             content = @Content(mediaType = "application/json", schema = @Schema(types = "array")))
     @PostMapping("/v1/streams/{tenant}/{catalog}/bootstrap-import")
@@ -52,11 +55,11 @@ class BootstrapController {
             @RequestParam(required = false) Long maxEventBytes,
             @RequestParam(defaultValue = "false") boolean synchronousCommitOff,
             @RequestParam(defaultValue = "false") boolean diagnoseFailedChunk,
-            HttpServletRequest request) throws IOException {
+            @RequestParam(required = false) String reset, HttpServletRequest request) throws IOException {
         StreamId stream = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR);
         ImportOptions options = options(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff,
-                diagnoseFailedChunk);
+                diagnoseFailedChunk, reset);
         Path spool = Files.createTempFile("bootstrap-import-", ".json");
         try {
             try (InputStream body = request.getInputStream()) {
@@ -69,10 +72,10 @@ class BootstrapController {
     }
 
     private static ImportOptions options(Integer chunkEvents, Long chunkBytes, Long maxEventBytes,
-            boolean synchronousCommitOff, boolean diagnoseFailedChunk) {
+            boolean synchronousCommitOff, boolean diagnoseFailedChunk, String reset) {
         try {
             ImportOptions o = ImportOptions.defaults().withSynchronousCommitOff(synchronousCommitOff)
-                    .withDiagnoseFailedChunk(diagnoseFailedChunk);
+                    .withDiagnoseFailedChunk(diagnoseFailedChunk).withReset(reset);
             if (chunkEvents != null) {
                 o = o.withChunkEvents(chunkEvents);
             }

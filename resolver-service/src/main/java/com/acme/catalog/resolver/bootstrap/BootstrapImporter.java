@@ -14,6 +14,7 @@ import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Committed;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
+import com.acme.catalog.resolver.epoch.StreamReset;
 import com.acme.catalog.resolver.stream.ChunkWriter;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
@@ -52,10 +53,13 @@ public class BootstrapImporter {
     private final MaintenanceSwitch maintenance;
     private final TransactionTemplate tx;
     private final JdbcClient jdbc;
+    private final StreamReset reset;
 
     BootstrapImporter(DataSource dataSource, DestinationRepository destination, ChunkCommitter committer,
             PlannerStatistics statistics, CursorRepository cursors, StreamMetrics metrics, ObjectMapper json,
-            ChunkWriter chunkWriter, MaintenanceSwitch maintenance, TransactionTemplate tx, JdbcClient jdbc) {
+            ChunkWriter chunkWriter, MaintenanceSwitch maintenance, TransactionTemplate tx, JdbcClient jdbc,
+            StreamReset reset) {
+        this.reset = reset;
         this.tx = tx;
         this.jdbc = jdbc;
         this.chunkWriter = chunkWriter;
@@ -76,12 +80,14 @@ public class BootstrapImporter {
 
     /**
      * Takes the stream's import lock, checks the stream is empty, validates the file, takes the stream's import fence
-     * (from then on every write of the stream is refused and the relay holds it), checks again that nothing was
-     * written meanwhile, writes the chunks, and clears the fence.
+     * (from then on every write of the stream is refused and the relay holds it), with {@code resetReason} resets the
+     * stream to a new empty epoch under the fence ({@link StreamReset#resetUnderImportFence}), checks that the stream
+     * is (still) empty, writes the chunks, and clears the fence.
      *
      * @param by who imports (a token's identity), shown with the fence in {@code GET /v1/streams/{t}/{c}}
      * @return the summary of a completed import
-     * @throws ApiException            {@code IMPORT_IN_PROGRESS} or {@code DESTINATION_NOT_EMPTY}, nothing written
+     * @throws ApiException            {@code IMPORT_IN_PROGRESS} or {@code DESTINATION_NOT_EMPTY}, nothing written;
+     *                                 a refused reset's code ({@code STREAM_HAS_DECISIONS}, …), nothing reset
      * @throws RejectedEventException  the file is bad, nothing written
      * @throws ImportFailedException   a chunk failed; earlier chunks stay committed (see its report)
      */
@@ -94,8 +100,11 @@ public class BootstrapImporter {
             // early and with nothing written; every chunk's cursor lock checks again (docs/epochs.md)
             throw MaintenanceSwitch.refused("the bootstrap import");
         }
+        boolean resetFirst = options.resetReason() != null;
         try (ImportLock lock = ImportLock.acquire(dataSource, stream)) {
-            destination.requireEmpty(stream);
+            if (!resetFirst) {
+                destination.requireEmpty(stream);
+            }
             listener.destinationChecked();
             EventsValidator.Validated validated = new EventsValidator(json).validate(file, options.maxEventBytes());
             report.validated(validated, System.nanoTime() - started);
@@ -103,6 +112,12 @@ public class BootstrapImporter {
             long t0 = System.nanoTime();
             try (ImportFence fence = ImportFence.take(tx, cursors, jdbc, stream, lock.sessionPid(), by)) {
                 report.fenced(System.nanoTime() - t0);
+                if (resetFirst) {
+                    // a new empty epoch, the fence carried to it: nobody writes between the reset and the import
+                    long epoch = reset.resetUnderImportFence(stream, options.resetReason(), by, fence::requireHeld);
+                    report.reset(epoch);
+                    listener.reset(epoch);
+                }
                 // a write that committed while the file was validated, before the fence: refuse, nothing written
                 destination.requireEmpty(stream);
                 listener.fenced();

@@ -49,7 +49,8 @@ class DestinationRepository {
         if (d.position() > 0 || d.hasState()) {
             throw new ApiException(ProblemCode.DESTINATION_NOT_EMPTY, "stream " + s + " is not empty (position "
                     + d.position() + (d.hasState() ? ", accepted state present" : "")
-                    + "); a bootstrap import needs an empty stream");
+                    + "); a bootstrap import needs an empty stream (a failed import's partial state: import again with a reset, "
+                    + "--reset REASON or ?reset=REASON)");
         }
     }
 

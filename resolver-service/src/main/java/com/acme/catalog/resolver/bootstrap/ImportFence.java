@@ -2,6 +2,8 @@ package com.acme.catalog.resolver.bootstrap;
 
 import java.util.UUID;
 
+import com.acme.catalog.contracts.ApiException;
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.resolver.stream.CursorRepository;
 import com.acme.catalog.resolver.stream.WriteBlock;
@@ -81,6 +83,28 @@ final class ImportFence implements AutoCloseable {
             jdbc.sql(SQL_TAKE).params(sessionPid, token, by, stream.tenant(), stream.catalog()).update();
         });
         return new ImportFence(jdbc, stream, token);
+    }
+
+    /**
+     * Whether this fence is on the stream's open cursor row and its session still holds the import lock; read in the
+     * caller's transaction, after the row is locked.
+     */
+    private static final String SQL_HELD = """
+            SELECT coalesce((SELECT import_token = ? AND import_fence_held(import_pid, tenant, catalog)
+                               FROM stream_cursor WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL), false)
+            """;
+
+    /**
+     * Throws unless this fence holds the stream (the reset's check, inside its transaction once the cursor is
+     * locked: a fence lost meanwhile resets nothing).
+     *
+     * @throws ApiException 503 {@code DATABASE_UNAVAILABLE} when the fence is gone
+     */
+    void requireHeld() {
+        if (!jdbc.sql(SQL_HELD).params(token, stream.tenant(), stream.catalog()).query(Boolean.class).single()) {
+            throw new ApiException(ProblemCode.DATABASE_UNAVAILABLE, "the import fence of " + stream + " is gone "
+                    + "(its lock session ended): nothing was reset; run the import again");
+        }
     }
 
     /** The token a chunk transaction names with {@link #SQL_JOIN}. */

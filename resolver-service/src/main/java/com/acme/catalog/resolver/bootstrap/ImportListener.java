@@ -14,6 +14,10 @@ public interface ImportListener {
     default void validated(int events) {
     }
 
+    /** Under the import fence, the stream was reset to the new, empty {@code epoch} (an import with a reset). */
+    default void reset(long epoch) {
+    }
+
     /** The import fence is held and the stream is still empty: from now on every other write of it is refused. */
     default void fenced() {
     }

@@ -13,9 +13,12 @@ package com.acme.catalog.resolver.bootstrap;
  * @param diagnoseFailedChunk  after a chunk fails, replay it one event at a time in a throwaway transaction
  * @param batchedStatements    chunks of more than one event use multi-row statements; off replays the reference
  *                             statements inside each chunk (to measure what batching adds)
+ * @param resetReason          non-null: under the import fence, reset the stream to a new empty epoch first (the
+ *                             reason is recorded with the epoch), so a stream holding a failed import's partial state
+ *                             is imported again without anyone writing between; null: the stream must be empty
  */
 public record ImportOptions(int chunkEvents, long chunkBytes, long maxEventBytes, boolean synchronousCommitOff,
-        boolean diagnoseFailedChunk, boolean batchedStatements) {
+        boolean diagnoseFailedChunk, boolean batchedStatements, String resetReason) {
 
     public static final int DEFAULT_CHUNK_EVENTS = 100;
     public static final int MAX_CHUNK_EVENTS = 500;
@@ -32,39 +35,50 @@ public record ImportOptions(int chunkEvents, long chunkBytes, long maxEventBytes
         if (maxEventBytes < 1) {
             throw new IllegalArgumentException("max event bytes must be >= 1, got " + maxEventBytes);
         }
+        if (resetReason != null && (resetReason.isBlank() || resetReason.length() > 500)) {
+            throw new IllegalArgumentException("the reset reason must be 1-500 characters");
+        }
     }
 
     public static ImportOptions defaults() {
         return new ImportOptions(DEFAULT_CHUNK_EVENTS, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_EVENT_BYTES, false, false,
-                true);
+                true, null);
     }
 
     public ImportOptions withChunkEvents(int n) {
         return new ImportOptions(n, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
-                batchedStatements);
+                batchedStatements, resetReason);
     }
 
     public ImportOptions withChunkBytes(long n) {
         return new ImportOptions(chunkEvents, n, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
-                batchedStatements);
+                batchedStatements, resetReason);
     }
 
     public ImportOptions withMaxEventBytes(long n) {
         return new ImportOptions(chunkEvents, chunkBytes, n, synchronousCommitOff, diagnoseFailedChunk,
-                batchedStatements);
+                batchedStatements, resetReason);
     }
 
     public ImportOptions withSynchronousCommitOff(boolean on) {
-        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, on, diagnoseFailedChunk, batchedStatements);
+        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, on, diagnoseFailedChunk, batchedStatements,
+                resetReason);
     }
 
     public ImportOptions withDiagnoseFailedChunk(boolean on) {
-        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, on, batchedStatements);
+        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, on, batchedStatements,
+                resetReason);
     }
 
     public ImportOptions withBatchedStatements(boolean on) {
         return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
-                on);
+                on, resetReason);
+    }
+
+    /** The same options with a reset first ({@link #resetReason}); null: none. */
+    public ImportOptions withReset(String reason) {
+        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
+                batchedStatements, reason);
     }
 
     /** True when chunks go through the batched statements of the stream package's ChunkWriter. */

@@ -51,6 +51,7 @@ public final class ImportReport {
     private long cpuStart = -1;
     private long cpuNanos;
     private long lockWaitNanos;
+    private Long resetEpoch;
     private int diagnosticFallbacks;
     private Long outboxLagAtEnd;
     private Double readyMs;
@@ -98,6 +99,11 @@ public final class ImportReport {
     /** The import fence was taken after waiting {@code nanos} for the cursor row. */
     void fenced(long nanos) {
         lockWaitNanos += nanos;
+    }
+
+    /** The import reset the stream to the new, empty {@code epoch} first. */
+    void reset(long epoch) {
+        resetEpoch = epoch;
     }
 
     void diagnosticFallback() {
@@ -159,8 +165,9 @@ public final class ImportReport {
                 diagnosis.index(), diagnosis.eventId(), diagnosis.sqlState(), diagnosis.code(), diagnosis.message());
         String action = committedEvents == 0
                 ? "nothing was committed; fix the cause and run the import again"
-                : "the stream holds a partial import (chunks 1-" + chunks + "); empty the destination (or use "
-                        + "another stream), fix the cause and run the whole import again";
+                : "the stream holds a partial import (chunks 1-" + chunks + "); fix the cause and run the whole "
+                        + "import again with a reset (--reset REASON, REST ?reset=REASON): under the import fence the "
+                        + "stream gets a new, empty epoch and the file is imported into it";
         this.failure = new ImportSummary.Failure(chunk, events.isEmpty() ? null : events.get(0).index(),
                 events.isEmpty() ? null : events.get(events.size() - 1).index(), ids,
                 cause instanceof com.acme.catalog.contracts.ApiException a ? a.code().name() : null,
@@ -189,8 +196,8 @@ public final class ImportReport {
                 seconds > 0 ? round(committedEvents / seconds) : null, seconds > 0 ? round(chunks / seconds) : null,
                 timings(), new ImportSummary.Options(options.chunkEvents(), options.chunkBytes(),
                         options.maxEventBytes(), options.synchronousCommitOff(), options.diagnoseFailedChunk(),
-                        options.batched()), 0, 0, diagnosticFallbacks, outboxLagAtEnd, readyMs, verification,
-                failure);
+                        options.batched(), options.resetReason()), resetEpoch, 0, 0, diagnosticFallbacks, outboxLagAtEnd,
+                readyMs, verification, failure);
     }
 
     private static final JsonMapper MAP_VIEW = JsonMapper.builder().build();

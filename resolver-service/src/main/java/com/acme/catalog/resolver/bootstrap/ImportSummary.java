@@ -13,6 +13,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param epoch            the epoch written; null before the first commit
  * @param firstPosition    the first position written; null when nothing was committed
  * @param eventsPerSecond  committed events over the whole import's wall time; null before it took any time
+ * @param resetEpoch       with a reset: the new, empty epoch the stream was reset to under the fence (the import
+ *                         wrote into it); null otherwise
  * @param skippedEvents    events of the file not written because they were already there: always 0 (an import
  *                         writes into an empty stream only, and writes every event or stops)
  * @param duplicateEvents  events of the file skipped as duplicates: always 0 (a file with a repeated id or
@@ -28,7 +30,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public record ImportSummary(ImportReport.Status status, String tenant, String catalog, Long epoch, int events,
         long logicalTransactions, Long firstPosition, Long lastPosition, String chainDigest, long inputBytes,
         String inputSha256, Chunks chunks, int commits, Double eventsPerSecond, Double commitsPerSecond,
-        Timings timings, Options options, long skippedEvents, long duplicateEvents, int diagnosticFallbacks,
+        Timings timings, Options options, Long resetEpoch, long skippedEvents, long duplicateEvents, int diagnosticFallbacks,
         Long outboxLagAtEnd, Double readyMs, Verification verification,
         @JsonInclude(JsonInclude.Include.NON_NULL) Failure failure) {
 
@@ -53,9 +55,12 @@ public record ImportSummary(ImportReport.Status status, String tenant, String ca
             @JsonInclude(JsonInclude.Include.NON_NULL) Double preparerCpuMs, double lockWaitMs) {
     }
 
-    /** The options the import ran with; {@code batchedStatements} as in effect (never for one-event chunks). */
+    /**
+     * The options the import ran with; {@code batchedStatements} as in effect (never for one-event chunks);
+     * {@code reset} the reason of a reset first, null without.
+     */
     public record Options(int chunkEvents, long chunkBytes, long maxEventBytes, boolean synchronousCommitOff,
-            boolean diagnoseFailedChunk, boolean batchedStatements) {
+            boolean diagnoseFailedChunk, boolean batchedStatements, String reset) {
     }
 
     /**

@@ -62,7 +62,8 @@ class StreamController {
         Access.require(tenant, Role.OPERATOR, Role.WRITER, Role.CONSUMER, Role.RELAY);
         StreamStatus st = directory.one(s).orElseThrow(
                 () -> new ApiException(ProblemCode.NOT_FOUND, "stream " + s + " has no cursor yet"));
-        Long current = controlEpochs.currentEpochs(List.of(s)).get(s);
+        ControlEpochs.ControlEpoch control = controlEpochs.currentEpochs(List.of(s)).get(s);
+        Long current = control == null ? null : control.epoch();
         return new StreamStatus(st.tenant(), st.catalog(), st.epoch(), st.cursor(), st.chainDigest(),
                 st.prunedThrough(), current, st.rolledBack(), st.rolledBackAt(), st.importFence(), st.move());
     }

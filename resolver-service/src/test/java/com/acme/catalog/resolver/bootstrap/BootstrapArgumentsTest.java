@@ -25,8 +25,9 @@ class BootstrapArgumentsTest {
     void everyOption() {
         BootstrapArguments a = BootstrapArguments.parse(new String[] {"--bootstrap-import=f.json", "--tenant", "t",
                 "--catalog", "c", "--chunk-events", "500", "--chunk-bytes=4096", "--max-event-bytes", "2048",
-                "--synchronous-commit-off", "--diagnose-failed-chunk", "--unbatched-statements"});
-        assertThat(a.options()).isEqualTo(new ImportOptions(500, 4096, 2048, true, true, false));
+                "--synchronous-commit-off", "--diagnose-failed-chunk", "--unbatched-statements", "--reset",
+                "a failed import"});
+        assertThat(a.options()).isEqualTo(new ImportOptions(500, 4096, 2048, true, true, false, "a failed import"));
     }
 
     @Test

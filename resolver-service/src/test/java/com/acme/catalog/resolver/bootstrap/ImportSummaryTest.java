@@ -37,7 +37,8 @@ class ImportSummaryTest {
                 + "\"commitMs\":1.5,\"analyzeMs\":0.3,\"analyzeRuns\":1,\"diagnoseMs\":0.0,\"totalMs\":2000.0,"
                 + "\"importerCpuMs\":0.0,\"lockWaitMs\":0.0},\"options\":{\"chunkEvents\":100,"
                 + "\"chunkBytes\":16777216,\"maxEventBytes\":1048576,\"synchronousCommitOff\":false,"
-                + "\"diagnoseFailedChunk\":false,\"batchedStatements\":true},\"skippedEvents\":0,"
+                + "\"diagnoseFailedChunk\":false,\"batchedStatements\":true,\"reset\":null},\"resetEpoch\":null,"
+                + "\"skippedEvents\":0,"
                 + "\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,\"readyMs\":null,"
                 + "\"verification\":null}");
     }
@@ -60,8 +61,8 @@ class ImportSummaryTest {
                 + "\"commitMs\":0.0,\"analyzeMs\":0.0,\"analyzeRuns\":0,\"diagnoseMs\":0.5,\"totalMs\":0.0,"
                 + "\"importerCpuMs\":0.0,\"preparerCpuMs\":4.0,\"lockWaitMs\":0.0},\"options\":{"
                 + "\"chunkEvents\":1,\"chunkBytes\":16777216,\"maxEventBytes\":1048576,"
-                + "\"synchronousCommitOff\":false,\"diagnoseFailedChunk\":false,\"batchedStatements\":false},"
-                + "\"skippedEvents\":0,\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,"
+                + "\"synchronousCommitOff\":false,\"diagnoseFailedChunk\":false,\"batchedStatements\":false,"
+                + "\"reset\":null},\"resetEpoch\":null,\"skippedEvents\":0,\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,"
                 + "\"readyMs\":null,\"verification\":null,\"failure\":{\"chunk\":1,"
                 + "\"firstIndex\":null,\"lastIndex\":null,\"eventIds\":[],\"code\":\"DESTINATION_NOT_EMPTY\","
                 + "\"sqlState\":null,\"message\":\"busy\",\"firstFailingEvent\":{\"index\":0,\"eventId\":\"e-0\","
