@@ -76,6 +76,12 @@ public enum ProblemCode {
      * retries, and an instance of the newer version applies it).
      */
     PROJECTION_VERSION_NEWER(503),
+    /**
+     * A bootstrap import asked to wait until the product serves it ({@code waitReady}) committed every event, but
+     * the product did not report the stream current at the import's last position with equal checksums within the
+     * wait: the problem's {@code import} summary says which was not ({@code verification}).
+     */
+    PRODUCT_NOT_READY(504),
     MAINTENANCE(503),
     STREAM_FENCED(503),
     HISTORY_ROLLED_BACK(503),

@@ -9,16 +9,16 @@ import com.acme.catalog.contracts.StreamId;
 /**
  * The command line of the import mode: {@code --bootstrap-import FILE --tenant T --catalog C [--chunk-events N]
  * [--chunk-bytes B] [--max-event-bytes B] [--synchronous-commit-off] [--diagnose-failed-chunk]
- * [--unbatched-statements] [--reset REASON]}. Values may follow as the next argument or after {@code =}. Any other
+ * [--unbatched-statements] [--reset REASON] [--wait-ready]}. Values may follow as the next argument or after {@code =}. Any other
  * {@code --key=value} is handed to Spring (e.g. {@code --spring.datasource.url=…}).
  */
-record BootstrapArguments(Path file, StreamId stream, ImportOptions options, String[] springArgs) {
+record BootstrapArguments(Path file, StreamId stream, ImportOptions options, boolean waitReady, String[] springArgs) {
 
     static final String USAGE = """
             java -jar resolver-service.jar --bootstrap-import FILE --tenant T --catalog C
                      [--chunk-events N (1-500, default 100)] [--chunk-bytes B (default 16777216)]
                      [--max-event-bytes B (default 1048576)] [--synchronous-commit-off]
-                     [--diagnose-failed-chunk] [--unbatched-statements] [--reset REASON]
+                     [--diagnose-failed-chunk] [--unbatched-statements] [--reset REASON] [--wait-ready]
                      [--spring.property=value ...]""";
 
     /**
@@ -29,6 +29,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, Str
         String tenant = null;
         String catalog = null;
         ImportOptions options = ImportOptions.defaults();
+        boolean waitReady = false;
         List<String> spring = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -38,6 +39,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, Str
                 case "--synchronous-commit-off" -> options = options.withSynchronousCommitOff(flag(name, inline));
                 case "--diagnose-failed-chunk" -> options = options.withDiagnoseFailedChunk(flag(name, inline));
                 case "--unbatched-statements" -> options = options.withBatchedStatements(!flag(name, inline));
+                case "--wait-ready" -> waitReady = flag(name, inline);
                 case "--bootstrap-import", "--tenant", "--catalog", "--chunk-events", "--chunk-bytes",
                         "--max-event-bytes", "--reset" -> {
                     String value = inline;
@@ -71,7 +73,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, Str
         if (tenant == null || catalog == null) {
             throw new IllegalArgumentException("--tenant and --catalog are required");
         }
-        return new BootstrapArguments(Path.of(file), new StreamId(tenant, catalog), options,
+        return new BootstrapArguments(Path.of(file), new StreamId(tenant, catalog), options, waitReady,
                 spring.toArray(String[]::new));
     }
 

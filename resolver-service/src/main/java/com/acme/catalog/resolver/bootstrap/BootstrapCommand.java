@@ -18,7 +18,8 @@ import tools.jackson.databind.ObjectMapper;
  * The command-line import mode of the resolver jar: starts the application without a web server, runs one import,
  * prints progress on stderr and one JSON summary line on stdout, and returns the exit code: 0 completed,
  * 1 failed (a partial import may be committed, see the summary), 2 usage error, 3 file rejected (nothing
- * written), 4 destination refused: not empty or another import running (nothing written).
+ * written), 4 destination refused: not empty or another import running (nothing written), 5 imported but not served
+ * ({@code --wait-ready}: the product did not serve it with equal checksums within the wait).
  */
 public final class BootstrapCommand {
 
@@ -31,6 +32,7 @@ public final class BootstrapCommand {
     static final int EXIT_USAGE = 2;
     static final int EXIT_REJECTED = 3;
     static final int EXIT_REFUSED = 4;
+    static final int EXIT_NOT_READY = 5;
 
     private BootstrapCommand() {
     }
@@ -82,12 +84,22 @@ public final class BootstrapCommand {
                 "--retention.prune.enabled=false", "--retention.status.enabled=false")).toArray(String[]::new);
         try (ConfigurableApplicationContext context = builder.run(springArgs)) {
             BootstrapImporter importer = context.getBean(BootstrapImporter.class);
+            ProductReadiness readiness = context.getBean(ProductReadiness.class);
             ObjectMapper json = context.getBean(ObjectMapper.class);
             err.printf("[bootstrap-import] %s into %s, chunks of <= %d events / %d bytes%n", a.file(), a.stream(),
                     a.options().chunkEvents(), a.options().chunkBytes());
             try {
+                if (a.waitReady()) {
+                    readiness.requireConfigured();
+                }
                 ImportReport report = importer.importFile(a.stream(), a.file(), a.options(), new ProgressLine(err),
                         "command-line");
+                if (a.waitReady()) {
+                    err.printf("[bootstrap-import] committed; waiting until the product serves it%n");
+                    readiness.verify(a.stream(), report);
+                    err.printf("[bootstrap-import] served by the product with equal checksums after %.1f s%n",
+                            report.summary().readyMs() / 1000);
+                }
                 out.println(json.writeValueAsString(report.summary()));
                 err.printf("[bootstrap-import] completed: %d events, %d commits%n", report.committedEvents(),
                         report.commits());
@@ -107,6 +119,10 @@ public final class BootstrapCommand {
                     err.println("[bootstrap-import] " + summary.failure().action());
                 }
                 return EXIT_FAILED;
+            } catch (ProductNotReadyException e) {
+                out.println(json.writeValueAsString(e.report().summary()));
+                err.println("[bootstrap-import] NOT READY: " + e.getMessage());
+                return EXIT_NOT_READY;
             } catch (ApiException e) {
                 out.println(json.writeValueAsString(problem("REFUSED", e)));
                 err.println("[bootstrap-import] refused, nothing written: " + e.getMessage());

@@ -36,17 +36,21 @@ import org.springframework.web.bind.annotation.RestController;
 class BootstrapController {
 
     private final BootstrapImporter importer;
+    private final ProductReadiness readiness;
 
-    BootstrapController(BootstrapImporter importer) {
+    BootstrapController(BootstrapImporter importer, ProductReadiness readiness) {
         this.importer = importer;
+        this.readiness = readiness;
     }
 
     @Operation(operationId = "bootstrapImport", summary = "Import a stream's history",
             description = "The body is an events.json array; an empty stream only, unless reset=REASON: then, "
                     + "under the import fence, the stream is reset to a new empty epoch first (a failed import's "
                     + "partial state). While the import runs its fence refuses every write of the stream (409 "
-                    + "IMPORT_IN_PROGRESS) and the relay holds it. Problems carry the first bad event's index and "
-                    + "eventId. Role operator.")
+                    + "IMPORT_IN_PROGRESS) and the relay holds it. waitReady=true answers only once the product "
+                    + "(bootstrap.ready.product-url) serves the stream CURRENT at the import's last position with "
+                    + "equal accepted-state-v1 and public-view-v1 checksums, else 504 PRODUCT_NOT_READY with the "
+                    + "summary. Problems carry the first bad event's index and eventId. Role operator.")
     @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, description = "the events.json array",
             content = @Content(mediaType = "application/json", schema = @Schema(types = "array")))
     @PostMapping("/v1/streams/{tenant}/{catalog}/bootstrap-import")
@@ -55,17 +59,26 @@ class BootstrapController {
             @RequestParam(required = false) Long maxEventBytes,
             @RequestParam(defaultValue = "false") boolean synchronousCommitOff,
             @RequestParam(defaultValue = "false") boolean diagnoseFailedChunk,
-            @RequestParam(required = false) String reset, HttpServletRequest request) throws IOException {
+            @RequestParam(required = false) String reset,
+            @RequestParam(defaultValue = "false") boolean waitReady, HttpServletRequest request) throws IOException {
         StreamId stream = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR);
         ImportOptions options = options(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff,
                 diagnoseFailedChunk, reset);
+        if (waitReady) {
+            readiness.requireConfigured();
+        }
         Path spool = Files.createTempFile("bootstrap-import-", ".json");
         try {
             try (InputStream body = request.getInputStream()) {
                 Files.copy(body, spool, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
-            return importer.importFile(stream, spool, options, ImportListener.NONE, Access.caller().name()).summary();
+            ImportReport report = importer.importFile(stream, spool, options, ImportListener.NONE,
+                    Access.caller().name());
+            if (waitReady) {
+                readiness.verify(stream, report);
+            }
+            return report.summary();
         } finally {
             Files.deleteIfExists(spool);
         }
@@ -98,6 +111,13 @@ class BootstrapController {
         Map<String, Object> body = Problems.body(e.code(), e.getMessage(), request.getRequestURI());
         body.put("index", e.index());
         body.put("eventId", e.eventId());
+        return ResponseEntity.status(e.code().status()).contentType(Problems.PROBLEM_JSON).body(body);
+    }
+
+    @ExceptionHandler(ProductNotReadyException.class)
+    ResponseEntity<Map<String, Object>> notReady(ProductNotReadyException e, HttpServletRequest request) {
+        Map<String, Object> body = Problems.body(e.code(), e.getMessage(), request.getRequestURI());
+        body.put("import", e.report().summary());
         return ResponseEntity.status(e.code().status()).contentType(Problems.PROBLEM_JSON).body(body);
     }
 

@@ -205,7 +205,7 @@ class BootstrapImportIT extends ResolverIT {
             // the database's own words (the trigger's message, values, names) stay in the service log
             assertThat(String.valueOf(res.getBody())).doesNotContain("is poisoned").doesNotContain("PSQLException")
                     .doesNotContain("java.");
-            assertThat((String) failure.get("action")).contains("empty the destination");
+            assertThat((String) failure.get("action")).contains("with a reset (--reset REASON, REST ?reset=REASON)");
             assertThat((Map<String, Object>) failure.get("firstFailingEvent"))
                     .containsEntry("index", poisoned)
                     .containsEntry("eventId", input.get(poisoned).get("id").stringValue())
@@ -328,6 +328,17 @@ class BootstrapImportIT extends ResolverIT {
                 .query((rs, n) -> List.of(rs.getLong(1), rs.getLong(2))).single()).containsExactly(300L, 300L);
         assertThat(jdbc.sql("SELECT count(*) FROM item WHERE catalog = 'interleaved' AND item_id = 'live-1'")
                 .query(Long.class).single()).isZero();
+    }
+
+    @Test
+    void waitingUntilServedWithoutAProductUrlIsRefusedBeforeAnythingIsWritten() {
+        Path file = generate(20, 4);
+        ResponseEntity<Map<String, Object>> res = post("no-product", file, "?waitReady=true", "op");
+        assertThat(res.getStatusCode().value()).isEqualTo(400);
+        assertThat(res.getBody()).containsEntry("code", "INVALID_BODY");
+        assertThat(String.valueOf(res.getBody().get("detail"))).contains("BOOTSTRAP_PRODUCT_URL");
+        assertThat(jdbc.sql("SELECT count(*) FROM stream_cursor WHERE catalog = 'no-product'").query(Long.class)
+                .single()).isZero();
     }
 
     @Test

@@ -103,6 +103,22 @@ class OpenApiIT extends ResolverIT {
         assertThat(problemCodes(operation(doc, "POST /v1/streams/{tenant}/{catalog}/review-cases/{caseId}/decisions"),
                 "409")).contains("CASE_DECIDED");
         assertThat(problemCodes(operation(doc, "GET /v1/exports/{exportId}"), "404")).contains("NOT_FOUND");
+        // writes an import fence or a move refuses; the import's own outcomes
+        for (String write : List.of("PUT /v1/streams/{tenant}/{catalog}/items/{itemId}",
+                "DELETE /v1/streams/{tenant}/{catalog}/items/{itemId}", "POST /v1/streams/{tenant}/{catalog}/transactions",
+                "POST /v1/streams/{tenant}/{catalog}/review-cases/{caseId}/decisions")) {
+            assertThat(problemCodes(operation(doc, write), "409")).as(write).contains("IMPORT_IN_PROGRESS",
+                    "STREAM_MOVING");
+            assertThat(problemCodes(operation(doc, write), "410")).as(write).contains("STREAM_MOVED");
+        }
+        assertThat(problemCodes(operation(doc, "POST /v1/streams/{tenant}/{catalog}/bootstrap-import"), "504"))
+                .contains("PRODUCT_NOT_READY");
+        JsonNode stream = operation(doc, "GET /v1/streams/{tenant}/{catalog}");
+        assertThat(stream).as("GET /v1/streams/{tenant}/{catalog}").isNotNull();
+        assertThat(problemCodes(stream, "404")).contains("NOT_FOUND");
+        JsonNode fence = doc.path("components").path("schemas").path("StreamStatus").path("properties")
+                .path("importFence");
+        assertThat(fence.toString()).as("importFence is nullable").contains("null");
         assertThat(doc.path("components").path("schemas").path("Problem").path("properties").path("code")
                 .path("enum").toString()).contains("HISTORY_ROLLED_BACK");
 

@@ -64,7 +64,11 @@ public final class OpenApiProblems implements OpenApiCustomizer {
             Rule.of("POST", "/v1/streams/{t}/{c}/extraction-runs", ProblemCode.EVIDENCE_EXPIRED),
             Rule.of("POST", "/v1/tenants/{t}/evidence", ProblemCode.PAYLOAD_TOO_LARGE),
             Rule.of("POST", "/v1/streams/{t}/{c}/bootstrap-import", ProblemCode.DESTINATION_NOT_EMPTY,
-                    ProblemCode.IMPORT_IN_PROGRESS, ProblemCode.PAYLOAD_TOO_LARGE),
+                    ProblemCode.IMPORT_IN_PROGRESS, ProblemCode.PAYLOAD_TOO_LARGE, ProblemCode.MAINTENANCE,
+                    ProblemCode.STREAM_MOVING, ProblemCode.STREAM_MOVED, ProblemCode.STREAM_HAS_DECISIONS,
+                    ProblemCode.ROTATION_RUNNING, ProblemCode.PRODUCT_NOT_READY),
+            // writes a stream's import fence or move refuses (docs/bootstrap-import.md, docs/runbooks/move-stream.md)
+            blockedWrite("PUT"), blockedWrite("DELETE"), blockedWrite("POST"),
             // retention
             Rule.of("POST", "/v1/retention/consumers", ProblemCode.DELIVERY_URL_NOT_ALLOWED, ProblemCode.EPOCH_MISMATCH),
             Rule.of("PUT", "/v1/retention/consumers/{id}/progress", ProblemCode.EPOCH_MISMATCH,
@@ -169,6 +173,13 @@ public final class OpenApiProblems implements OpenApiCustomizer {
         return Rule.of(method, "/v1/streams/{t}/{c}/(items|mappings|policies|releases|transactions|review-cases)"
                 + "(/{id})?(/decisions)?", ProblemCode.INVALID_IDEMPOTENCY_KEY, ProblemCode.IDEMPOTENCY_KEY_REUSED,
                 ProblemCode.OUTCOME_UNKNOWN);
+    }
+
+    /** The codes of a stream write of {@code method} that an import fence or a move refuses. */
+    private static Rule blockedWrite(String method) {
+        return Rule.of(method, "/v1/streams/{t}/{c}/(items|mappings|policies|releases|transactions|review-cases/{id}"
+                + "/decisions)(/{id})?", ProblemCode.IMPORT_IN_PROGRESS, ProblemCode.STREAM_MOVING,
+                ProblemCode.STREAM_MOVED);
     }
 
     private static boolean takesIdempotencyKey(Operation op) {
