@@ -9,7 +9,7 @@ import com.acme.catalog.contracts.StreamId;
 /**
  * The command line of the import mode: {@code --bootstrap-import FILE --tenant T --catalog C [--chunk-events N]
  * [--chunk-bytes B] [--max-event-bytes B] [--synchronous-commit-off] [--diagnose-failed-chunk]
- * [--unbatched-statements] [--reset REASON] [--wait-ready]}. Values may follow as the next argument or after {@code =}. Any other
+ * [--unbatched-statements] [--reset REASON] [--wait-ready] [--epoch-above N]}. Values may follow as the next argument or after {@code =}. Any other
  * {@code --key=value} is handed to Spring (e.g. {@code --spring.datasource.url=…}).
  */
 record BootstrapArguments(Path file, StreamId stream, ImportOptions options, boolean waitReady, String[] springArgs) {
@@ -19,6 +19,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, boo
                      [--chunk-events N (1-500, default 100)] [--chunk-bytes B (default 16777216)]
                      [--max-event-bytes B (default 1048576)] [--synchronous-commit-off]
                      [--diagnose-failed-chunk] [--unbatched-statements] [--reset REASON] [--wait-ready]
+                     [--epoch-above N]
                      [--spring.property=value ...]""";
 
     /**
@@ -41,7 +42,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, boo
                 case "--unbatched-statements" -> options = options.withBatchedStatements(!flag(name, inline));
                 case "--wait-ready" -> waitReady = flag(name, inline);
                 case "--bootstrap-import", "--tenant", "--catalog", "--chunk-events", "--chunk-bytes",
-                        "--max-event-bytes", "--reset" -> {
+                        "--max-event-bytes", "--reset", "--epoch-above" -> {
                     String value = inline;
                     if (value == null) {
                         if (i + 1 >= args.length) {
@@ -56,6 +57,7 @@ record BootstrapArguments(Path file, StreamId stream, ImportOptions options, boo
                         case "--chunk-events" -> options = options.withChunkEvents((int) number(name, value));
                         case "--chunk-bytes" -> options = options.withChunkBytes(number(name, value));
                         case "--reset" -> options = options.withReset(value);
+                        case "--epoch-above" -> options = options.withEpochAbove(number(name, value));
                         default -> options = options.withMaxEventBytes(number(name, value));
                     }
                 }

@@ -46,7 +46,8 @@ class BootstrapController {
     @Operation(operationId = "bootstrapImport", summary = "Import a stream's history",
             description = "The body is an events.json array; an empty stream only, unless reset=REASON: then, "
                     + "under the import fence, the stream is reset to a new empty epoch first (a failed import's "
-                    + "partial state). While the import runs its fence refuses every write of the stream (409 "
+                    + "partial state); epochAbove=N: the empty stream is reset until its epoch is above N (a stream "
+                    + "moved from another resolver database). While the import runs its fence refuses every write of the stream (409 "
                     + "IMPORT_IN_PROGRESS) and the relay holds it. waitReady=true answers only once the product "
                     + "(bootstrap.ready.product-url) serves the stream CURRENT at the import's last position with "
                     + "equal accepted-state-v1 and public-view-v1 checksums, else 504 PRODUCT_NOT_READY with the "
@@ -59,12 +60,12 @@ class BootstrapController {
             @RequestParam(required = false) Long maxEventBytes,
             @RequestParam(defaultValue = "false") boolean synchronousCommitOff,
             @RequestParam(defaultValue = "false") boolean diagnoseFailedChunk,
-            @RequestParam(required = false) String reset,
+            @RequestParam(required = false) String reset, @RequestParam(required = false) Long epochAbove,
             @RequestParam(defaultValue = "false") boolean waitReady, HttpServletRequest request) throws IOException {
         StreamId stream = new StreamId(tenant, catalog);
         Access.require(tenant, Role.OPERATOR);
         ImportOptions options = options(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff,
-                diagnoseFailedChunk, reset);
+                diagnoseFailedChunk, reset, epochAbove);
         if (waitReady) {
             readiness.requireConfigured();
         }
@@ -85,10 +86,10 @@ class BootstrapController {
     }
 
     private static ImportOptions options(Integer chunkEvents, Long chunkBytes, Long maxEventBytes,
-            boolean synchronousCommitOff, boolean diagnoseFailedChunk, String reset) {
+            boolean synchronousCommitOff, boolean diagnoseFailedChunk, String reset, Long epochAbove) {
         try {
             ImportOptions o = ImportOptions.defaults().withSynchronousCommitOff(synchronousCommitOff)
-                    .withDiagnoseFailedChunk(diagnoseFailedChunk).withReset(reset);
+                    .withDiagnoseFailedChunk(diagnoseFailedChunk).withReset(reset).withEpochAbove(epochAbove);
             if (chunkEvents != null) {
                 o = o.withChunkEvents(chunkEvents);
             }

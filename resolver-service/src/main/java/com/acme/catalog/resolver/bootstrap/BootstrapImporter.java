@@ -118,6 +118,9 @@ public class BootstrapImporter {
                     report.reset(epoch);
                     listener.reset(epoch);
                 }
+                if (options.epochAbove() != null) {
+                    raiseEpoch(stream, options.epochAbove(), by, fence, report, listener);
+                }
                 // a write that committed while the file was validated, before the fence: refuse, nothing written
                 destination.requireEmpty(stream);
                 listener.fenced();
@@ -135,6 +138,22 @@ public class BootstrapImporter {
             log.info("bootstrap import into {}: {} events in {} chunks", stream, report.committedEvents(),
                     report.commits());
             return report;
+        }
+    }
+
+    /**
+     * Resets the empty stream under the fence until its open epoch is above {@code above}: each reset issues the next
+     * epoch in the control store (a stream moved here lands above the epoch its products learnt elsewhere).
+     */
+    private void raiseEpoch(StreamId stream, long above, String by, ImportFence fence, ImportReport report,
+            ImportListener listener) {
+        destination.requireEmpty(stream);
+        long epoch = cursors.read(stream).map(Cursor::epoch).orElseGet(() -> cursors.firstCursor(stream).epoch());
+        while (epoch <= above) {
+            epoch = reset.resetUnderImportFence(stream, "bootstrap import into an epoch above " + above, by,
+                    fence::requireHeld);
+            report.reset(epoch);
+            listener.reset(epoch);
         }
     }
 

@@ -16,9 +16,12 @@ package com.acme.catalog.resolver.bootstrap;
  * @param resetReason          non-null: under the import fence, reset the stream to a new empty epoch first (the
  *                             reason is recorded with the epoch), so a stream holding a failed import's partial state
  *                             is imported again without anyone writing between; null: the stream must be empty
+ * @param epochAbove           non-null: the import writes an epoch above this one; under the fence the (empty) stream
+ *                             is reset, each reset issuing the next epoch, until its open epoch is above it (a stream
+ *                             moved from another resolver database lands above the epoch its products knew there)
  */
 public record ImportOptions(int chunkEvents, long chunkBytes, long maxEventBytes, boolean synchronousCommitOff,
-        boolean diagnoseFailedChunk, boolean batchedStatements, String resetReason) {
+        boolean diagnoseFailedChunk, boolean batchedStatements, String resetReason, Long epochAbove) {
 
     public static final int DEFAULT_CHUNK_EVENTS = 100;
     public static final int MAX_CHUNK_EVENTS = 500;
@@ -38,47 +41,56 @@ public record ImportOptions(int chunkEvents, long chunkBytes, long maxEventBytes
         if (resetReason != null && (resetReason.isBlank() || resetReason.length() > 500)) {
             throw new IllegalArgumentException("the reset reason must be 1-500 characters");
         }
+        if (epochAbove != null && (epochAbove < 0 || epochAbove > 1_000_000)) {
+            throw new IllegalArgumentException("epochAbove must be 0-1000000, got " + epochAbove);
+        }
     }
 
     public static ImportOptions defaults() {
         return new ImportOptions(DEFAULT_CHUNK_EVENTS, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_EVENT_BYTES, false, false,
-                true, null);
+                true, null, null);
     }
 
     public ImportOptions withChunkEvents(int n) {
         return new ImportOptions(n, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
-                batchedStatements, resetReason);
+                batchedStatements, resetReason, epochAbove);
     }
 
     public ImportOptions withChunkBytes(long n) {
         return new ImportOptions(chunkEvents, n, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
-                batchedStatements, resetReason);
+                batchedStatements, resetReason, epochAbove);
     }
 
     public ImportOptions withMaxEventBytes(long n) {
         return new ImportOptions(chunkEvents, chunkBytes, n, synchronousCommitOff, diagnoseFailedChunk,
-                batchedStatements, resetReason);
+                batchedStatements, resetReason, epochAbove);
     }
 
     public ImportOptions withSynchronousCommitOff(boolean on) {
         return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, on, diagnoseFailedChunk, batchedStatements,
-                resetReason);
+                resetReason, epochAbove);
     }
 
     public ImportOptions withDiagnoseFailedChunk(boolean on) {
         return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, on, batchedStatements,
-                resetReason);
+                resetReason, epochAbove);
     }
 
     public ImportOptions withBatchedStatements(boolean on) {
         return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
-                on, resetReason);
+                on, resetReason, epochAbove);
     }
 
     /** The same options with a reset first ({@link #resetReason}); null: none. */
     public ImportOptions withReset(String reason) {
         return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
-                batchedStatements, reason);
+                batchedStatements, reason, epochAbove);
+    }
+
+    /** The same options writing an epoch above {@code epoch} ({@link #epochAbove}); null: any. */
+    public ImportOptions withEpochAbove(Long epoch) {
+        return new ImportOptions(chunkEvents, chunkBytes, maxEventBytes, synchronousCommitOff, diagnoseFailedChunk,
+                batchedStatements, resetReason, epoch);
     }
 
     /** True when chunks go through the batched statements of the stream package's ChunkWriter. */

@@ -196,7 +196,7 @@ public final class ImportReport {
                 seconds > 0 ? round(committedEvents / seconds) : null, seconds > 0 ? round(chunks / seconds) : null,
                 timings(), new ImportSummary.Options(options.chunkEvents(), options.chunkBytes(),
                         options.maxEventBytes(), options.synchronousCommitOff(), options.diagnoseFailedChunk(),
-                        options.batched(), options.resetReason()), resetEpoch, 0, 0, diagnosticFallbacks, outboxLagAtEnd,
+                        options.batched(), options.resetReason(), options.epochAbove()), resetEpoch, 0, 0, diagnosticFallbacks, outboxLagAtEnd,
                 readyMs, verification, failure);
     }
 

@@ -57,10 +57,11 @@ public record ImportSummary(ImportReport.Status status, String tenant, String ca
 
     /**
      * The options the import ran with; {@code batchedStatements} as in effect (never for one-event chunks);
-     * {@code reset} the reason of a reset first, null without.
+     * {@code reset} the reason of a reset first, null without; {@code epochAbove} the epoch the import had to write
+     * above, null for any.
      */
     public record Options(int chunkEvents, long chunkBytes, long maxEventBytes, boolean synchronousCommitOff,
-            boolean diagnoseFailedChunk, boolean batchedStatements, String reset) {
+            boolean diagnoseFailedChunk, boolean batchedStatements, String reset, Long epochAbove) {
     }
 
     /**

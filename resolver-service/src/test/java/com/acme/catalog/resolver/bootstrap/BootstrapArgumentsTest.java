@@ -27,7 +27,8 @@ class BootstrapArgumentsTest {
                 "--catalog", "c", "--chunk-events", "500", "--chunk-bytes=4096", "--max-event-bytes", "2048",
                 "--synchronous-commit-off", "--diagnose-failed-chunk", "--unbatched-statements", "--reset",
                 "a failed import"});
-        assertThat(a.options()).isEqualTo(new ImportOptions(500, 4096, 2048, true, true, false, "a failed import"));
+        assertThat(a.options()).isEqualTo(new ImportOptions(500, 4096, 2048, true, true, false, "a failed import",
+                null));
     }
 
     @Test

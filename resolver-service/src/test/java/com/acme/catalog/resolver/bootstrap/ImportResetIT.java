@@ -110,4 +110,22 @@ class ImportResetIT extends ResolverIT {
         assertThat(get("/v1/epochs/acme/reset-empty", "op").body().path("history").toString())
                 .contains("fresh");
     }
+
+    @Test
+    void anImportAboveAnEpochResetsTheEmptyStreamUntilItIsAboveIt() {
+        StreamId stream = new StreamId("acme", "epoch-above");
+        Path file = dir.resolve("above.json");
+        SnapshotEventsGenerator.write(file, 40, 6);
+        ImportReport r = importer.importFile(stream, file, ImportOptions.defaults().withEpochAbove(3L),
+                ImportListener.NONE);
+        assertThat(r.summary().epoch()).isEqualTo(4L);
+        assertThat(r.summary().firstPosition()).isEqualTo(1L);
+        assertThat(get("/v1/streams/acme/epoch-above", "op").body().path("epoch").asLong()).isEqualTo(4);
+        // a stream with state is not reset to raise its epoch
+        put("/v1/streams/acme/epoch-full/items/a", "w", Map.of("attributes", Map.of()));
+        assertThatThrownBy(() -> importer.importFile(new StreamId("acme", "epoch-full"), file,
+                ImportOptions.defaults().withEpochAbove(3L), ImportListener.NONE))
+                .isInstanceOfSatisfying(ApiException.class,
+                        e -> assertThat(e.code()).isEqualTo(ProblemCode.DESTINATION_NOT_EMPTY));
+    }
 }

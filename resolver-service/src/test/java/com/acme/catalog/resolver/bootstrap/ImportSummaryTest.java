@@ -37,7 +37,7 @@ class ImportSummaryTest {
                 + "\"commitMs\":1.5,\"analyzeMs\":0.3,\"analyzeRuns\":1,\"diagnoseMs\":0.0,\"totalMs\":2000.0,"
                 + "\"importerCpuMs\":0.0,\"lockWaitMs\":0.0},\"options\":{\"chunkEvents\":100,"
                 + "\"chunkBytes\":16777216,\"maxEventBytes\":1048576,\"synchronousCommitOff\":false,"
-                + "\"diagnoseFailedChunk\":false,\"batchedStatements\":true,\"reset\":null},\"resetEpoch\":null,"
+                + "\"diagnoseFailedChunk\":false,\"batchedStatements\":true,\"reset\":null,\"epochAbove\":null},\"resetEpoch\":null,"
                 + "\"skippedEvents\":0,"
                 + "\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,\"readyMs\":null,"
                 + "\"verification\":null}");
@@ -62,7 +62,7 @@ class ImportSummaryTest {
                 + "\"importerCpuMs\":0.0,\"preparerCpuMs\":4.0,\"lockWaitMs\":0.0},\"options\":{"
                 + "\"chunkEvents\":1,\"chunkBytes\":16777216,\"maxEventBytes\":1048576,"
                 + "\"synchronousCommitOff\":false,\"diagnoseFailedChunk\":false,\"batchedStatements\":false,"
-                + "\"reset\":null},\"resetEpoch\":null,\"skippedEvents\":0,\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,"
+                + "\"reset\":null,\"epochAbove\":null},\"resetEpoch\":null,\"skippedEvents\":0,\"duplicateEvents\":0,\"diagnosticFallbacks\":0,\"outboxLagAtEnd\":null,"
                 + "\"readyMs\":null,\"verification\":null,\"failure\":{\"chunk\":1,"
                 + "\"firstIndex\":null,\"lastIndex\":null,\"eventIds\":[],\"code\":\"DESTINATION_NOT_EMPTY\","
                 + "\"sqlState\":null,\"message\":\"busy\",\"firstFailingEvent\":{\"index\":0,\"eventId\":\"e-0\","

@@ -67,6 +67,10 @@ public final class OpenApiProblems implements OpenApiCustomizer {
                     ProblemCode.IMPORT_IN_PROGRESS, ProblemCode.PAYLOAD_TOO_LARGE, ProblemCode.MAINTENANCE,
                     ProblemCode.STREAM_MOVING, ProblemCode.STREAM_MOVED, ProblemCode.STREAM_HAS_DECISIONS,
                     ProblemCode.ROTATION_RUNNING, ProblemCode.PRODUCT_NOT_READY),
+            Rule.of("POST", "/v1/streams/{t}/{c}/move", ProblemCode.IMPORT_IN_PROGRESS, ProblemCode.STREAM_MOVING,
+                    ProblemCode.STREAM_MOVED),
+            Rule.of("POST", "/v1/streams/{t}/{c}/move/complete", ProblemCode.STREAM_MOVING, ProblemCode.STREAM_MOVED),
+            Rule.of("DELETE", "/v1/streams/{t}/{c}/move", ProblemCode.STREAM_MOVED),
             // writes a stream's import fence or move refuses (docs/bootstrap-import.md, docs/runbooks/move-stream.md)
             blockedWrite("PUT"), blockedWrite("DELETE"), blockedWrite("POST"),
             // retention
