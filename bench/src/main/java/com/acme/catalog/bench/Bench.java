@@ -19,6 +19,8 @@ public final class Bench {
         register(new PruneScenario());
         register(new ExportScenario());
         register(new BootstrapScenario());
+        register(new ChunkSizeScenario());
+        register(new ConvertScenario());
         register(new PropagationScenario());
         register(new StreamWritersScenario());
         register(new RebuildScenario());
