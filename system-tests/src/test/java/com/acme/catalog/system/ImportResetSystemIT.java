@@ -93,12 +93,12 @@ class ImportResetSystemIT {
 
             // 4. epoch 1's positions stay where they were, fenced; one delivered again is ignored and audited
             List<Map<String, Object>> epochs = TwoServices.rows(sys.resolverDb, "SELECT epoch, count(*) AS n, "
-                    + "max(position) AS last FROM outbox WHERE tenant = '" + T + "' AND catalog = '" + C
+                    + "max(position) AS last FROM resolver.outbox WHERE tenant = '" + T + "' AND catalog = '" + C
                     + "' GROUP BY epoch ORDER BY epoch");
             assertThat(epochs).hasSize(2);
             assertThat(((Number) epochs.get(0).get("last")).longValue()).isEqualTo(partial);
             assertThat(((Number) epochs.get(1).get("last")).longValue()).isEqualTo(EVENTS);
-            Map<String, Object> old = TwoServices.rows(sys.resolverDb, "SELECT wire, chain_digest FROM outbox "
+            Map<String, Object> old = TwoServices.rows(sys.resolverDb, "SELECT wire, chain_digest FROM resolver.outbox "
                     + "WHERE tenant = '" + T + "' AND catalog = '" + C + "' AND epoch = 1 AND position = 1").get(0);
             TwoServices.Response replay = sys.call("POST", sys.productUrl() + "/v1/inbox/events", "r",
                     "{\"events\":[" + EventWire.withDigest((String) old.get("wire"), (String) old.get("chain_digest"))
