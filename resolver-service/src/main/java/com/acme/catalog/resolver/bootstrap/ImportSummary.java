@@ -45,8 +45,9 @@ public record ImportSummary(ImportReport.Status status, String tenant, String ca
     /**
      * Milliseconds by stage, one decimal. {@code prepareMs}, {@code waitMs} and {@code preparerCpuMs} only when chunks
      * were prepared on a second thread (then {@code waitMs} is what the writing thread waited for them).
-     * {@code lockWaitMs}: taking the import fence, which waits for the stream's cursor row while a write holds it (the
-     * import lock itself never waits: a second importer fails at once).
+     * {@code lockWaitMs}: taking the import fence, whose transaction locks the stream's cursor row as a write does and
+     * so waits while a write holds it (and opens a new stream); the import lock itself never waits (a second importer
+     * fails at once); chunks waiting behind refused writers count in {@code writeMs}.
      */
     public record Timings(double validateMs, double parseMs,
             @JsonInclude(JsonInclude.Include.NON_NULL) Double prepareMs,
