@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeSet;
 
 import com.acme.catalog.contracts.StreamId;
@@ -42,7 +43,7 @@ public record RotationScope(@JsonDeserialize(using = StrictJson.Flag.class) Bool
             if (streams.isEmpty() || streams.size() > MAX_STREAMS) {
                 throw new IllegalArgumentException("scope.streams must name 1 to " + MAX_STREAMS + " streams");
             }
-            if (streams.contains(null)) {
+            if (streams.stream().anyMatch(Objects::isNull)) {
                 throw new IllegalArgumentException("scope.streams must hold {\"tenant\",\"catalog\"} objects");
             }
             streams = List.copyOf(streams);
