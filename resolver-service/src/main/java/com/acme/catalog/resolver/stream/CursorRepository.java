@@ -35,8 +35,10 @@ public class CursorRepository {
     /**
      * The maintenance hold, then the open cursor row locked: two statements in one round trip. Under READ COMMITTED
      * the second statement's snapshot is taken after the hold was granted, so it reads the maintenance switch as the
-     * last switch committed it, and no switch can commit until this transaction ends ({@link MaintenanceSwitch}).
-     * Every write path locks the cursor with this text (alone or followed by more statements).
+     * last switch committed it, and no switch can commit until this transaction ends ({@link MaintenanceSwitch}). The
+     * row's {@link WriteBlock} (an import fence, a move) is read from the locked row itself, so a write that waited for
+     * the lock reads what the lock's holder committed. Every write path locks the cursor with this text (alone or
+     * followed by more statements).
      */
     static final String SQL_LOCK_OPEN = MaintenanceSwitch.SQL_HOLD + ";\n" + """
             SELECT epoch, position, chain_digest, rolled_back_at IS NOT NULL AS rolled_back,
@@ -45,7 +47,7 @@ public class CursorRepository {
               FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
                FOR UPDATE OF stream_cursor
-            """.formatted(MaintenanceSwitch.SQL_ENABLED, WriteBlock.SQL_KIND.indent(7).strip(), WriteBlock.SQL_DETAIL);
+            """.formatted(MaintenanceSwitch.SQL_ENABLED, WriteBlock.SQL_KIND, WriteBlock.SQL_DETAIL);
     /**
      * {@link #SQL_LOCK_OPEN} with its parameters, for a round trip of several statements that starts with the lock
      * ({@link BatchWriteRepository}); read its results with {@link #nextLock}.
