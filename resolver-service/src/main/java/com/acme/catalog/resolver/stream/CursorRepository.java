@@ -57,14 +57,13 @@ public class CursorRepository {
     private static final ResultColumns LOCK_COLUMNS = ResultColumns.of("epoch", "position", "chain_digest",
             "rolled_back", "maintenance", "write_block", "block_since", "move_target");
     /**
-     * What blocks writes of the stream, read under a share lock of its open cursor row: a write holding the row
-     * finishes first, and a fence or move being set waits for this transaction.
+     * What blocks writes of the stream, read without a lock: the caller changes nothing a write or an import
+     * orders by, so it must not wait behind a write holding the cursor row.
      */
     private static final String SQL_BLOCK = """
             SELECT (%s) AS write_block, %s
               FROM stream_cursor
              WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
-               FOR SHARE OF stream_cursor
             """.formatted(WriteBlock.SQL_KIND, WriteBlock.SQL_DETAIL);
     private static final ResultColumns BLOCK_COLUMNS = ResultColumns.of("write_block", "block_since", "move_target");
     private static final String SQL_OPEN_FIRST_EPOCH = """
@@ -192,9 +191,10 @@ public class CursorRepository {
     }
 
     /**
-     * Refuses, inside the caller's transaction, a change of the stream that does not take the cursor lock (a review
-     * case's rejection) when the stream's {@link WriteBlock} stops writes; the row stays share-locked until the
-     * transaction ends, so a fence or move cannot be set meanwhile.
+     * Refuses a change of the stream that does not take the cursor lock (a review case's rejection, which writes no
+     * event and no accepted state) when the stream's {@link WriteBlock} stops writes, as committed when it reads;
+     * it never waits for the cursor row (a rejection does not order behind writes). One racing the fence's commit
+     * may pass: it changes nothing the import writes or reads.
      *
      * @throws WriteBlockedException as a write would be refused
      */
