@@ -17,7 +17,7 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.checksum.ChecksumAnswer;
 import com.acme.catalog.contracts.checksum.ChecksumProfile;
-import com.acme.catalog.contracts.db.Snapshots;
+import com.acme.catalog.platform.db.Snapshots;
 import com.acme.catalog.resolver.export.StateChecksumRepository;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;

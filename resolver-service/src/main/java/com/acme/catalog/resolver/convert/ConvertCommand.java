@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import com.acme.catalog.contracts.objectstore.ObjectStore;
-import com.acme.catalog.contracts.objectstore.ObjectStores;
+import com.acme.catalog.platform.objectstore.ObjectStores;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -107,7 +107,7 @@ public final class ConvertCommand {
         }
         err.printf("[convert-snapshot] export %s -> %s%n", manifest, a.output());
         Path folder = manifest.toAbsolutePath().getParent();
-        return SnapshotConverter.convertExport(new com.acme.catalog.contracts.objectstore.FileSystemObjectStore(
+        return SnapshotConverter.convertExport(new com.acme.catalog.platform.objectstore.FileSystemObjectStore(
                 folder), manifest.getFileName().toString(), a.output(), a.seed());
     }
 

@@ -7,7 +7,7 @@ import java.time.OffsetDateTime;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.sql.ResultColumns;
+import com.acme.catalog.platform.sql.ResultColumns;
 
 /**
  * What stops writes to a stream besides maintenance and epochs, read by the cursor lock from the row it locked, so a

@@ -2,7 +2,7 @@ package com.acme.catalog.resolver.stream;
 
 import java.util.Map;
 
-import com.acme.catalog.contracts.web.Problems;
+import com.acme.catalog.platform.web.Problems;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.core.Ordered;

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Set;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.objectstore.FileSystemObjectStore;
+import com.acme.catalog.platform.objectstore.FileSystemObjectStore;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.resolver.bootstrap.BootstrapImporter;
 import com.acme.catalog.resolver.bootstrap.ImportListener;
