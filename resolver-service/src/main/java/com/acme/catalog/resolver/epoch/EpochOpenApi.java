@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.ProblemCode;
-import com.acme.catalog.contracts.web.Problems;
+import com.acme.catalog.platform.web.Problems;
 
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;

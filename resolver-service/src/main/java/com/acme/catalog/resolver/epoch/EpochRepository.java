@@ -12,8 +12,8 @@ import java.util.UUID;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.EpochIssue;
 import com.acme.catalog.contracts.epoch.StartsFrom;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.UnnestColumns;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DuplicateKeyException;

@@ -5,7 +5,7 @@ import java.util.List;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.epoch.StreamRotator.Failure;
 import com.acme.catalog.resolver.epoch.StreamRotator.Outcome;
 import com.acme.catalog.resolver.epoch.StreamRotator.Rotated;

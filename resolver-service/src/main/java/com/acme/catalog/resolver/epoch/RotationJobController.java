@@ -10,9 +10,9 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.RotationAccepted;
 import com.acme.catalog.contracts.epoch.RotationRequest;
 import com.acme.catalog.contracts.epoch.RotationStatus;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
 import io.swagger.v3.oas.annotations.Operation;

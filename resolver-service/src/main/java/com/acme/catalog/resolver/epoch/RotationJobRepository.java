@@ -11,8 +11,8 @@ import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.RotationFailure;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.UnnestColumns;
 import com.acme.catalog.resolver.epoch.StreamRotator.Failure;
 import com.acme.catalog.resolver.epoch.StreamRotator.Outcome;
 import com.acme.catalog.resolver.epoch.StreamRotator.Rotated;

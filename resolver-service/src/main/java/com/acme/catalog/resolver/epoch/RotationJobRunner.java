@@ -10,7 +10,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.FailureText;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.epoch.RotationJobRepository.Job;
 import com.acme.catalog.resolver.epoch.StreamRotator.Failure;
 import com.acme.catalog.resolver.epoch.StreamRotator.Outcome;

@@ -12,7 +12,7 @@ import com.acme.catalog.contracts.epoch.RotationAccepted;
 import com.acme.catalog.contracts.epoch.RotationRequest;
 import com.acme.catalog.contracts.epoch.RotationScope;
 import com.acme.catalog.contracts.epoch.RotationStatus;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.epoch.RotationJobRepository.Job;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 

@@ -2,7 +2,7 @@ package com.acme.catalog.resolver.epoch;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
-import com.acme.catalog.contracts.maintenance.MaintenanceResume;
+import com.acme.catalog.platform.maintenance.MaintenanceResume;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

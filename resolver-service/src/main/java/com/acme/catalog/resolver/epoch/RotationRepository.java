@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Set;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.UnnestColumns;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;

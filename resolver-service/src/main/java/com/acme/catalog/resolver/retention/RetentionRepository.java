@@ -9,8 +9,8 @@ import java.util.Optional;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.UnnestColumns;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.UnnestColumns;
 import com.acme.catalog.resolver.outbox.RelayWakeUp;
 
 import org.springframework.jdbc.core.simple.JdbcClient;

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.concurrent;
+package com.acme.catalog.platform.concurrent;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;

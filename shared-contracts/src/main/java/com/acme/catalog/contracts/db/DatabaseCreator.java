@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.db;
+package com.acme.catalog.platform.db;
 
 import java.net.URI;
 import java.sql.Connection;

@@ -1,8 +1,8 @@
 package com.acme.catalog.contracts.maintenance;
 
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.metrics;
+package com.acme.catalog.platform.metrics;
 
 import com.acme.catalog.contracts.StreamId;
 

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.retry;
+package com.acme.catalog.platform.retry;
 
 import java.time.Duration;
 import java.util.random.RandomGenerator;

@@ -3,4 +3,4 @@
  * delivery rows) and a per-job backoff that counts in memory (the product's recovery worker). No docs/design.md step of
  * its own; failed deliveries (step 8) and recovery cycles (section 6) retry with it.
  */
-package com.acme.catalog.contracts.retry;
+package com.acme.catalog.platform.retry;

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.sql;
+package com.acme.catalog.platform.sql;
 
 /**
  * JSON texts sent to PostgreSQL as one text parameter, the values separated by U+001E and split by

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.sql;
+package com.acme.catalog.platform.sql;
 
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.web;
+package com.acme.catalog.platform.web;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.web;
+package com.acme.catalog.platform.web;
 
 import java.util.Set;
 

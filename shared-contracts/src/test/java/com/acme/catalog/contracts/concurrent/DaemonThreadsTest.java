@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.concurrent;
+package com.acme.catalog.platform.concurrent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

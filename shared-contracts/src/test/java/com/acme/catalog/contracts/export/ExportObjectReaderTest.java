@@ -22,7 +22,7 @@ import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Accumulator;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.Table;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.export.ExportManifest.ManifestObject;
-import com.acme.catalog.contracts.objectstore.FileSystemObjectStore;
+import com.acme.catalog.platform.objectstore.FileSystemObjectStore;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.contracts.objectstore.ObjectStore.StoredObject;
 

@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.retry;
+package com.acme.catalog.platform.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

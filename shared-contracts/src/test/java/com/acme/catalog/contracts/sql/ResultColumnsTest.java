@@ -1,4 +1,4 @@
-package com.acme.catalog.contracts.sql;
+package com.acme.catalog.platform.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
