@@ -2,7 +2,7 @@ package com.acme.catalog.floor;
 
 import javax.sql.DataSource;
 
-import com.acme.catalog.contracts.web.SharedWebConfiguration;
+import com.acme.catalog.platform.web.SharedWebConfiguration;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;

@@ -2,8 +2,8 @@ package com.acme.catalog.resolver;
 
 import java.time.Clock;
 
-import com.acme.catalog.contracts.db.DatabaseCreator;
-import com.acme.catalog.contracts.web.SharedWebConfiguration;
+import com.acme.catalog.platform.db.DatabaseCreator;
+import com.acme.catalog.platform.web.SharedWebConfiguration;
 import com.acme.catalog.resolver.bootstrap.BootstrapCommand;
 
 import org.springframework.boot.SpringApplication;

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Threads a service's main sources create by hand instead of through {@code contracts.concurrent.DaemonThreads}
+ * Threads a service's main sources create by hand instead of through {@code platform.concurrent.DaemonThreads}
  * (daemon, named after their job, logging what escapes their task), for a test that fails when one comes back: a
  * {@code new Thread(…)}, a {@code Thread.ofPlatform()}/{@code ofVirtual()}, an executor constructed directly, or an
  * {@code Executors.new…(…)} call whose arguments name no {@code DaemonThreads} factory (it would make the JDK's

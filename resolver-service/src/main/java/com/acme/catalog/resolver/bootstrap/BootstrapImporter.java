@@ -10,7 +10,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Committed;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;

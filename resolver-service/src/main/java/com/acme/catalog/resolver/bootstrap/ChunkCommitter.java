@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.db.SqlStates;
+import com.acme.catalog.platform.db.SqlStates;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChunkWriter;
 import com.acme.catalog.resolver.stream.StreamMetrics;

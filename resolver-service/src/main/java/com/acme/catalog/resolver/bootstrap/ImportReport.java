@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.db.SqlStates;
+import com.acme.catalog.platform.db.SqlStates;
 import com.acme.catalog.resolver.bootstrap.ChunkCommitter.Diagnosis;
 
 import tools.jackson.core.type.TypeReference;

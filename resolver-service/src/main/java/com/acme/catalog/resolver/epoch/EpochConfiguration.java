@@ -1,6 +1,6 @@
 package com.acme.catalog.resolver.epoch;
 
-import com.acme.catalog.contracts.maintenance.MaintenanceConfiguration;
+import com.acme.catalog.platform.maintenance.MaintenanceConfiguration;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Configuration;

@@ -6,7 +6,7 @@ import java.util.Optional;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.epoch.EpochRepository.Current;
 import com.acme.catalog.resolver.epoch.RotationRepository.OpenCursor;
 import com.acme.catalog.resolver.stream.StreamMetrics;

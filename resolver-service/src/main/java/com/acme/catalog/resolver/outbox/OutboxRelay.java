@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 import com.acme.catalog.resolver.outbox.DeliveryFraming.Frame;
 import com.acme.catalog.resolver.outbox.DeliveryOutcome.Delivered;
 import com.acme.catalog.resolver.outbox.DeliveryOutcome.Failure;

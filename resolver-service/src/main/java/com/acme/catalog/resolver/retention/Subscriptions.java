@@ -5,8 +5,8 @@ import java.util.List;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.resolver.stream.StreamOpening;
 
 import org.slf4j.Logger;

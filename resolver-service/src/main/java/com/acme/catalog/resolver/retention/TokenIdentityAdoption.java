@@ -2,7 +2,7 @@ package com.acme.catalog.resolver.retention;
 
 import java.util.Map;
 
-import com.acme.catalog.contracts.web.SecurityTokens;
+import com.acme.catalog.platform.web.SecurityTokens;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -11,9 +11,9 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.ResultColumns;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.ResultColumns;
 import com.acme.catalog.resolver.stream.WriteGate.CursorLock;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -9,8 +9,8 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.stream.CursorView;
 import com.acme.catalog.contracts.stream.TransactionAnswer;
 import com.acme.catalog.contracts.stream.WriteAnswer;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
 import io.swagger.v3.oas.annotations.Operation;
