@@ -1,4 +1,4 @@
-package com.acme.catalog.resolver.periodic;
+package com.acme.catalog.platform.concurrent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shared lifecycle of the resolver's schedulers: a failing run is reported to its owner and does not end the
+ * The shared lifecycle of the services' schedulers: a failing run is reported to its owner and does not end the
  * schedule, tasks run on the named daemon threads, and a stop interrupts a run and refuses further ones.
  */
 class PeriodicTasksTest {
