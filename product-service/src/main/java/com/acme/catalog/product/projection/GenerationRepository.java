@@ -52,18 +52,6 @@ public class GenerationRepository {
             OVERRIDING SYSTEM VALUE
             VALUES (nextval('shared_generation_id'), ?, ?, ?, 'SERVING', ?) RETURNING generation_id
             """;
-    private static final String SQL_CREATE_TABLES = """
-            SELECT create_generation_tables(?)
-            """;
-    private static final String SQL_BUILD_INDEXES = """
-            SELECT build_generation_indexes(?, ?)
-            """;
-    private static final String SQL_ATTACH_TABLES = """
-            SELECT attach_generation_tables(?)
-            """;
-    private static final String SQL_TABLES = """
-            SELECT unnest(generation_tables())
-            """;
     private static final String SQL_INSERT_POINTER = """
             INSERT INTO serving_generation (tenant, catalog, generation_id) VALUES (?, ?, ?)
             """;
@@ -189,33 +177,6 @@ public class GenerationRepository {
                 version.current()).query(Long.class).single();
         jdbc.sql(SQL_INSERT_POINTER).params(stream.tenant(), stream.catalog(), id).update();
         return lockServing(stream).orElseThrow();
-    }
-
-    /**
-     * Creates generation {@code generationId}'s tables for a bulk load: shaped like the parents, with a CHECK matching
-     * the partition bound, but without indexes and not attached (invisible to everyone but the caller's
-     * transaction). Follow with {@link #buildIndexes} for each table, then {@link #attachTables}.
-     */
-    public void createDetachedTables(long generationId) {
-        requireTransaction();
-        jdbc.sql(SQL_CREATE_TABLES).params(generationId).query().singleRow();
-    }
-
-    /** The per-generation tables, in the order their partitions are created (e.g. {@code item}, {@code inbox}). */
-    public List<String> generationTables() {
-        return jdbc.sql(SQL_TABLES).query(String.class).list();
-    }
-
-    /** Builds on the generation's copy of {@code table} every index its parent has (after the load: one sort each). */
-    public void buildIndexes(long generationId, String table) {
-        requireTransaction();
-        jdbc.sql(SQL_BUILD_INDEXES).params(generationId, table).query().singleRow();
-    }
-
-    /** Attaches the generation's tables as partitions; the parents adopt the indexes built before. */
-    public void attachTables(long generationId) {
-        requireTransaction();
-        jdbc.sql(SQL_ATTACH_TABLES).params(generationId).query().singleRow();
     }
 
     /** Stores a cursor the caller advanced under the lock taken by {@link #lockServing} or {@link #lockGeneration}. */
