@@ -21,6 +21,11 @@ public final class TenantTags {
         this.perTenant = perTenant;
     }
 
+    /** @return {@link #byTenant} when {@code perTenant} (a service's {@code *.metrics.per-tenant}), else {@link #perInstance} */
+    public static TenantTags from(boolean perTenant) {
+        return perTenant ? byTenant() : perInstance();
+    }
+
     /** @return tags that never name a tenant (one meter per instance) */
     public static TenantTags perInstance() {
         return PER_INSTANCE;
