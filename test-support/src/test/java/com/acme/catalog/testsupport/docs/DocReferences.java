@@ -64,6 +64,30 @@ final class DocReferences {
         this.tree = tree;
     }
 
+    private static final Pattern DOCS_PAGE = Pattern.compile("(?<![\\w./-])(docs/[\\w./-]+\\.md)");
+
+    /**
+     * The references of a source, configuration or script file to the docs: every {@code docs/….md} it names is a
+     * page, and the rules for any text apply (anchors, quoted sections, scripts, test names).
+     *
+     * @return one line per reference that does not exist, {@code file:line: what}
+     */
+    List<String> brokenInCode(String file, String text) {
+        Set<String> out = new LinkedHashSet<>();
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String where = file + ":" + (i + 1) + ": ";
+            Matcher page = DOCS_PAGE.matcher(lines[i]);
+            while (page.find()) {
+                if (!tree.isFile(page.group(1))) {
+                    out.add(where + "page " + page.group(1) + " does not exist");
+                }
+            }
+            anywhere(lines[i], "", where, out);
+        }
+        return new ArrayList<>(out);
+    }
+
     /** @return one line per reference of the page that does not exist, {@code page:line: what} */
     List<String> broken(String page) {
         return broken(page, tree.text(page).orElseThrow());

@@ -45,6 +45,23 @@ class DocReferencesTest {
     }
 
     /**
+     * Code comments, configuration and scripts name only docs pages, sections and anchors that exist: a comment's
+     * {@code docs/epochs.md "The product"} is a promise to a reader. The rules' own sources (this package, which plants
+ * broken references on purpose) are left out.
+     */
+    @Test
+    void codeNamesOnlyDocsThatExist() {
+        DocReferences references = new DocReferences(TREE);
+        List<String> files = TREE.files().stream().filter(IssueReferencesTest::scanned)
+                .filter(f -> !f.endsWith(".md") && !f.startsWith("test-support/src/test/java/com/acme/catalog/testsupport/docs/"))
+                .toList();
+        assertThat(files).contains("resolver-service/src/main/resources/application.yml");
+
+        assertThat(files.stream().flatMap(f -> references.brokenInCode(f, TREE.text(f).orElse("")).stream()))
+                .as("docs named by code that do not exist").isEmpty();
+    }
+
+    /**
      * The README's module table names every package of the two services ({@code stream/}) and of the shared modules
      * ({@code contracts.export}, {@code platform.sql}), and no package that does not exist: a package added or
      * removed changes the table.
