@@ -32,7 +32,7 @@ import com.acme.catalog.testsupport.TestDatabase;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Many streams (issue 29, item 6): what N mostly quiet streams cost the services. Seeds N streams of
+ * Many streams: what N mostly quiet streams cost the services. Seeds N streams of
  * {@code --items} items and one PUBLIC release each through the resolver's REST writes, then starts a product
  * subscribed by pattern ({@code PRODUCT_STREAMS=*}) and measures how long until every stream serves its released
  * item publicly; then release → served for new streams against existing ones (one at a time), idle CPU, CPU per

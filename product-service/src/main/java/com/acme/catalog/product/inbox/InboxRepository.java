@@ -115,7 +115,9 @@ class InboxRepository {
                    count(*) AS total
               FROM held_event WHERE generation_id = ?
             """;
-    private static final String SQL_COUNT_HELD = "SELECT count(*) FROM held_event WHERE generation_id = ?";
+    private static final String SQL_COUNT_HELD = """
+            SELECT count(*) FROM held_event WHERE generation_id = ?
+            """;
     private static final BoundSql<Positions> KNOWN_DIGESTS = BoundSql.<Positions>builder()
             .param("generation", Positions::generation)
             .param("positions", Positions::positions)

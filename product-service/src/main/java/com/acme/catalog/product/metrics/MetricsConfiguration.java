@@ -13,6 +13,6 @@ class MetricsConfiguration {
 
     @Bean
     TenantTags tenantTags(MetricsProperties properties) {
-        return properties.perTenant() ? TenantTags.byTenant() : TenantTags.perInstance();
+        return TenantTags.from(properties.perTenant());
     }
 }

@@ -6,12 +6,13 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+/** Binds {@code resolver.metrics.*} and makes the {@link TenantTags} every per-instance meter uses. */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(MetricsProperties.class)
 class MetricsConfiguration {
 
     @Bean
     TenantTags tenantTags(MetricsProperties properties) {
-        return properties.perTenant() ? TenantTags.byTenant() : TenantTags.perInstance();
+        return TenantTags.from(properties.perTenant());
     }
 }
