@@ -35,7 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <pre>
  * java -jar bench/target/bench.jar restore [--streams=10 --tenants=10 --lost=0.10 --mode=auto --sample=100
- *     --lost-sample=200 --seed-threads=8 --readers=8 --timeout=3600 --open-timeout=3600]
+ *     --lost-sample=100 --seed-threads=8 --readers=8 --timeout=3600 --open-timeout=3600]
  * </pre>
  *
  * <ol>
@@ -58,7 +58,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <li>From the product's maintenance-off: until every stream is CURRENT at epoch 2 ({@link RestoreWatch}: the fleet
  * completeness view every 0.5 s in fleet mode when the product has it, else each pending stream's completeness
  * every 0.5 s, {@code --readers} at a time); meanwhile {@code item-0} of {@code --sample} unaffected streams is read
- * every 0.1 s until it serves release {@code r0} again, and {@code lost-1} of {@code --lost-sample} affected streams
+ * every 0.25 s until it serves release {@code r0} again, and {@code lost-1} of {@code --lost-sample} affected streams
  * every 0.5 s until the end.</li>
  * <li>Verification (not counted as operator calls): the resolver's {@code state-checksum} against the product's
  * {@code projection-checksum}, profiles accepted-state-v1 and public-view-v1, at epoch 2, for every affected stream
@@ -106,7 +106,7 @@ final class RestoreScenario implements Scenario {
         return "restore of the resolver's database under N streams, today's runbook or the fleet one: operator"
                 + " calls, rotation s, RTO, unaffected streams served again, rebuilds, lost items served, checksums"
                 + " [--streams=10 --tenants=10 --lost=0.10 --mode=auto|per-stream|fleet|both --sample=100"
-                + " --lost-sample=200 --seed-threads=8 --readers=8 --timeout=3600 --open-timeout=3600]";
+                + " --lost-sample=100 --seed-threads=8 --readers=8 --timeout=3600 --open-timeout=3600]";
     }
 
     /** The run's settings, from the command line. */
@@ -123,7 +123,7 @@ final class RestoreScenario implements Scenario {
                 throw new IllegalArgumentException("--streams must be at least 1, got " + streams);
             }
             return new Settings(streams, o.integer("tenants", 10), lost, o.integer("sample", 100),
-                    o.integer("lost-sample", 200), o.integer("seed-threads", 8), o.integer("readers", 8),
+                    o.integer("lost-sample", 100), o.integer("seed-threads", 8), o.integer("readers", 8),
                     o.integer("timeout", 3600), o.integer("open-timeout", 3600));
         }
     }
@@ -268,7 +268,7 @@ final class RestoreScenario implements Scenario {
             RestoreWatch.Current current;
             Map<String, Object> atEnd = new LinkedHashMap<>();
             Map<String, Object> checksums;
-            RestoreWatch.Sampler kept = new RestoreWatch.Sampler(http, productUrl, keptSample, "item-0", "r0", 100,
+            RestoreWatch.Sampler kept = new RestoreWatch.Sampler(http, productUrl, keptSample, "item-0", "r0", 250,
                     true, keptPool).start(maintenanceOff);
             try (RestoreWatch.Sampler lost = new RestoreWatch.Sampler(http, productUrl, lostSample, "lost-1", null,
                     500, false, lostPool).start(maintenanceOff)) {

@@ -67,11 +67,7 @@ final class RestoreWatch {
             long answered = System.nanoTime();
             if (res.statusCode() == 200) {
                 view = JSON.readTree(res.body());
-                long current = view.path("byState").path("CURRENT").asLong(0);
-                long atEpoch = atEpoch(view.path("byEpoch"), epoch);
-                boolean listed = view.path("notCurrent").isArray() && view.path("notCurrent").isEmpty();
-                if (current >= streams && (atEpoch < 0 || atEpoch >= streams) && listed
-                        && servingAt(productDb, epoch) >= streams) {
+                if (everyStreamCurrent(view, streams, epoch) && servingAt(productDb, epoch) >= streams) {
                     return new Current(answered, reads, 0, JSON.convertValue(view, Map.class));
                 }
                 if (answered - lastReport > 5_000_000_000L) {
@@ -82,6 +78,17 @@ final class RestoreWatch {
             Thread.sleep(Math.max(0, 500 - (System.nanoTime() - started) / 1_000_000));
         }
         return new Current(-1, reads, -1, view == null ? Map.of() : JSON.convertValue(view, Map.class));
+    }
+
+    /**
+     * Whether a fleet completeness view counts {@code streams} streams CURRENT, none listed not CURRENT, and (where
+     * its {@code byEpoch} counts streams by epoch) all of them at {@code epoch}.
+     */
+    static boolean everyStreamCurrent(JsonNode view, int streams, long epoch) {
+        long current = view.path("byState").path("CURRENT").asLong(0);
+        long atEpoch = atEpoch(view.path("byEpoch"), epoch);
+        boolean noneListed = view.path("notCurrent").isArray() && view.path("notCurrent").isEmpty();
+        return current >= streams && (atEpoch < 0 || atEpoch >= streams) && noneListed;
     }
 
     /**
@@ -263,7 +270,7 @@ final class RestoreWatch {
             HttpResponse<String> res = Pipeline.call(http, "GET", product + "/v1/catalog/" + path + "/items/"
                     + item, null, null);
             long at = System.nanoTime();
-            String code = res.statusCode() == 200 ? "" : JSON.readTree(res.body()).path("code").asString("");
+            String code = res.statusCode() == 200 ? "" : problemCode(res.body());
             statuses.merge(res.statusCode() + (code.isEmpty() ? "" : " " + code), 1L, Long::sum);
             if (res.statusCode() != 200) {
                 return;
@@ -274,6 +281,15 @@ final class RestoreWatch {
             }
             if (releaseId == null || res.body().contains("\"releaseId\":\"" + releaseId + "\"")) {
                 firstServed.putIfAbsent(path, at - from);
+            }
+        }
+
+        /** A problem answer's {@code code}, or "" when the body is not one. */
+        private static String problemCode(String body) {
+            try {
+                return JSON.readTree(body).path("code").asString("");
+            } catch (RuntimeException notJson) {
+                return "";
             }
         }
 
