@@ -63,8 +63,9 @@ import tools.jackson.databind.json.JsonMapper;
  * <li>Verification (not counted as operator calls): the resolver's {@code state-checksum} against the product's
  * {@code projection-checksum}, profiles accepted-state-v1 and public-view-v1, at epoch 2, for every affected stream
  * and the unaffected sample; {@code lost-1} of every affected stream (404) and {@code item-0} of every stream (200,
- * release r0); the product's rebuilds since the resolver stopped ({@code product.rebuild}: there is no list
- * endpoint) and which streams' serving generation was replaced (rather than adopted in place).</li>
+ * release r0); every affected and sampled stream's completeness, stream by stream (a fleet view that ended the
+ * RTO early shows here); the product's rebuilds since the resolver stopped (rows of {@code product.rebuild}: there
+ * is no list endpoint; and {@code product_rebuilds_finished_total}'s increase).</li>
  * </ol>
  *
  * <p>The JSON line's headline members: {@code operatorCalls} (every call the runbook made: maintenance switches,
@@ -227,7 +228,7 @@ final class RestoreScenario implements Scenario {
             setUp.put("dump", Map.of("seconds", seconds(System.nanoTime() - t), "bytes", Files.size(dump)));
             setUp.put("lostTail", lostTail(p, http, affected, s, readers));
             out.put("setUp", setUp);
-            Map<String, Long> generationsBefore = servingGenerations(p.receiverDb);
+            double finishedBefore = rebuildsFinished(http, productUrl);
             String resolverLogBefore = p.writer.log().toString();
 
             WriteScenario.progress("restore: stopping the resolver, restoring the dump, starting it");
@@ -268,12 +269,13 @@ final class RestoreScenario implements Scenario {
             RestoreWatch.Current current;
             Map<String, Object> atEnd = new LinkedHashMap<>();
             Map<String, Object> checksums;
+            Map<String, String> sampleNotCurrent;
             RestoreWatch.Sampler kept = new RestoreWatch.Sampler(http, productUrl, keptSample, "item-0", "r0", 250,
                     true, keptPool).start(maintenanceOff);
             try (RestoreWatch.Sampler lost = new RestoreWatch.Sampler(http, productUrl, lostSample, "lost-1", null,
                     500, false, lostPool).start(maintenanceOff)) {
                 long timeout = TimeUnit.SECONDS.toNanos(s.timeoutSeconds);
-                current = fleetView ? watch.fleet(shape.streams(), NEW_EPOCH, p.receiverDb, timeout)
+                current = fleetView ? watch.fleet(shape.streams(), NEW_EPOCH, timeout)
                         : watch.perStream(all, NEW_EPOCH, timeout);
                 timeline.put("everyStreamCurrent", current.atNanos() < 0 ? null
                         : seconds(current.atNanos() - restoreDone));
@@ -286,6 +288,7 @@ final class RestoreScenario implements Scenario {
                         affected.size(), keptSample.size());
                 List<String> compared = new ArrayList<>(affected);
                 compared.addAll(keptSample);
+                sampleNotCurrent = watch.notCurrent(compared, NEW_EPOCH);
                 checksums = checksums(http, resolverUrl, productUrl, compared, readers);
                 atEnd.put("lostItemsServed", countServed(http, productUrl, affected, "lost-1", null, readers));
                 atEnd.put("keptItemsServed", countServed(http, productUrl, all, "item-0", "r0", readers));
@@ -297,6 +300,7 @@ final class RestoreScenario implements Scenario {
                 kept.close();
             }
             Map<String, Object> rebuilds = rebuilds(p.receiverDb, stoppedAt, maintenanceOffAt, affectedSet);
+            rebuilds.put("finishedMetricDelta", Latencies.round(rebuildsFinished(http, productUrl) - finishedBefore));
             long rto = current.atNanos() - restoreDone;
 
             // headline figures first, then the detail
@@ -332,10 +336,13 @@ final class RestoreScenario implements Scenario {
             Map<String, Object> watched = new LinkedHashMap<>();
             watched.put("notCurrentAtEnd", current.notCurrent());
             watched.put("last", current.last());
+            // after the watch ended: the checksum sample's completeness, stream by stream
+            watched.put("sampleChecked", affected.size() + keptSample.size());
+            watched.put("sampleNotCurrent", sampleNotCurrent.size());
+            watched.put("sampleNotCurrentExamples", sampleNotCurrent.entrySet().stream().limit(5)
+                    .map(e -> e.getKey() + " " + e.getValue()).toList());
             result.put("completeness", watched);
             result.put("rebuilds", rebuilds);
-            result.put("servingGenerations", replaced(generationsBefore, servingGenerations(p.receiverDb),
-                    affectedSet));
             result.put("checksums", checksums);
             result.put("atEnd", atEnd);
             Map<String, Object> logs = StreamsScenario.logs(p);
@@ -352,10 +359,15 @@ final class RestoreScenario implements Scenario {
         }
     }
 
-    /** Every correctness check held: all CURRENT, no lost item served, checksums equal, kept items served. */
+    /**
+     * Every correctness check held: all CURRENT (and the sample, read stream by stream), no lost item served,
+     * checksums equal, every kept item served, the affected streams and only they refused as rolled back.
+     */
     private static boolean ok(Map<String, Object> r, int affected, int streams, Map<String, Object> atEnd) {
         Map<?, ?> restore = (Map<?, ?>) r.get("restore");
+        Map<?, ?> completeness = (Map<?, ?>) r.get("completeness");
         return Boolean.TRUE.equals(r.get("everyStreamCurrent"))
+                && ((Number) completeness.get("sampleNotCurrent")).intValue() == 0
                 && ((Number) r.get("lostItemsServedAfterMaintenanceOff")).longValue() == 0
                 && Boolean.TRUE.equals(r.get("checksumsEqual"))
                 && ((Number) atEnd.get("keptItemsServed")).intValue() == streams
@@ -469,40 +481,6 @@ final class RestoreScenario implements Scenario {
         return out;
     }
 
-    /** Each stream's serving generation id. */
-    private static Map<String, Long> servingGenerations(TestDatabase productDb) throws Exception {
-        Map<String, Long> out = new HashMap<>();
-        try (Connection c = productDb.connect(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("""
-                     SELECT tenant || '/' || catalog, generation_id FROM product.serving_generation""")) {
-            while (rs.next()) {
-                out.put(rs.getString(1), rs.getLong(2));
-            }
-        }
-        return out;
-    }
-
-    /** Streams whose serving generation was replaced between the two readings (not adopted in place). */
-    private static Map<String, Object> replaced(Map<String, Long> before, Map<String, Long> after,
-            Set<String> affected) {
-        long affectedReplaced = 0;
-        long unaffectedReplaced = 0;
-        for (Map.Entry<String, Long> e : before.entrySet()) {
-            if (!e.getValue().equals(after.get(e.getKey()))) {
-                if (affected.contains(e.getKey())) {
-                    affectedReplaced++;
-                } else {
-                    unaffectedReplaced++;
-                }
-            }
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("replacedAffected", affectedReplaced);
-        m.put("replacedUnaffected", unaffectedReplaced);
-        m.put("kept", before.size() - affectedReplaced - unaffectedReplaced);
-        return m;
-    }
-
     /**
      * The product's rebuilds created since the resolver was stopped ({@code product.rebuild}: the product has no
      * endpoint listing them), by final phase, before and after its maintenance-off, for affected and unaffected
@@ -538,6 +516,13 @@ final class RestoreScenario implements Scenario {
         m.put("ofUnaffectedStreams", run - onAffected);
         m.put("beforeMaintenanceOff", beforeOff);
         return m;
+    }
+
+    /** The product's {@code product_rebuilds_finished_total} summed over its outcomes (Prometheus scrape). */
+    private static double rebuildsFinished(HttpClient http, String productUrl) throws Exception {
+        String text = Pipeline.send(http, "GET", productUrl + "/actuator/prometheus", null, null);
+        return text.lines().filter(l -> l.startsWith("product_rebuilds_finished_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
     /** The resolver's streams listed as rolled back ({@code GET /v1/streams?rolledBack=true}, every page). */
