@@ -17,16 +17,16 @@ class RestoreWatchTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            all CURRENT, byEpoch counts                | {"streams":3,"byState":{"CURRENT":3},"byEpoch":{"2":3},"notCurrent":[]}                                   | true
-            all CURRENT, byEpoch by state              | {"streams":3,"byState":{"CURRENT":3},"byEpoch":{"2":{"CURRENT":3}},"notCurrent":[]}                       | true
-            byEpoch by state without CURRENT: summed   | {"streams":3,"byState":{"CURRENT":3},"byEpoch":{"2":{"A":1,"B":2}},"notCurrent":[]}                      | true
-            no byEpoch: the database check decides     | {"streams":3,"byState":{"CURRENT":3},"notCurrent":[]}                                                     | true
-            one short of CURRENT                       | {"streams":3,"byState":{"CURRENT":2,"BLOCKED":1},"byEpoch":{"2":3},"notCurrent":[]}                       | false
-            CURRENT, but one still at the old epoch    | {"streams":3,"byState":{"CURRENT":3},"byEpoch":{"1":1,"2":2},"notCurrent":[]}                             | false
-            CURRENT, none at the new epoch             | {"streams":3,"byState":{"CURRENT":3},"byEpoch":{"1":3},"notCurrent":[]}                                   | false
-            a stream listed not CURRENT                | {"streams":3,"byState":{"CURRENT":3},"byEpoch":{"2":3},"notCurrent":[{"tenant":"t0","catalog":"c0"}]}     | false
-            no list of streams not CURRENT             | {"streams":3,"byState":{"CURRENT":3},"byEpoch":{"2":3}}                                                   | false
-            no counts by state                         | {"streams":3,"notCurrent":[]}                                                                             | false
+            all CURRENT              | {"byState":{"CURRENT":3},"byEpoch":{"2":3},"notCurrent":[]} | true
+            byEpoch by state         | {"byState":{"CURRENT":3},"byEpoch":{"2":{"CURRENT":3}},"notCurrent":[]} | true
+            byEpoch by state, summed | {"byState":{"CURRENT":3},"byEpoch":{"2":{"A":1,"B":2}},"notCurrent":[]} | true
+            no byEpoch               | {"byState":{"CURRENT":3},"notCurrent":[]} | true
+            one not CURRENT          | {"byState":{"CURRENT":2,"X":1},"byEpoch":{"2":3},"notCurrent":[]} | false
+            one at the old epoch     | {"byState":{"CURRENT":3},"byEpoch":{"1":1,"2":2},"notCurrent":[]} | false
+            none at the new epoch    | {"byState":{"CURRENT":3},"byEpoch":{"1":3},"notCurrent":[]} | false
+            one listed not CURRENT   | {"byState":{"CURRENT":3},"byEpoch":{"2":3},"notCurrent":[{"c":"c0"}]} | false
+            no notCurrent list       | {"byState":{"CURRENT":3},"byEpoch":{"2":3}} | false
+            no counts by state       | {"notCurrent":[]} | false
             """)
     void theWatchEndsOnlyWhenTheViewCountsEveryStreamCurrentAtTheNewEpoch(String name, String view, boolean done) {
         assertThat(RestoreWatch.everyStreamCurrent(JSON.readTree(view), 3, 2)).isEqualTo(done);
