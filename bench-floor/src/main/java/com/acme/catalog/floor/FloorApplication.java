@@ -2,7 +2,7 @@ package com.acme.catalog.floor;
 
 import javax.sql.DataSource;
 
-import com.acme.catalog.contracts.web.SharedWebConfiguration;
+import com.acme.catalog.platform.web.SharedWebConfiguration;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
@@ -13,7 +13,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 /**
- * The floor of the live pipeline (issue 22), one jar in two roles. App {@code a} answers {@code PUT /items/…} and
+ * The floor of the live pipeline, one jar in two roles. App {@code a} answers {@code PUT /items/…} and
  * {@code POST …/transactions} by inserting rows and a {@code pg_notify} in one transaction; its listener thread
  * posts the new rows in batches to app {@code b}, which inserts each batch in one transaction. Two HTTP hops, two
  * synchronous commits, one NOTIFY: no cursor lock, chain, inbox dedupe or progress. Same web stack, bearer-token

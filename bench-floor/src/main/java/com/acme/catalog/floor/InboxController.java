@@ -2,8 +2,8 @@ package com.acme.catalog.floor;
 
 import java.util.Map;
 
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Role;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.simple.JdbcClient;

@@ -26,6 +26,7 @@ public final class Bench {
         register(new RebuildScenario());
         register(new IntakeScenario());
         register(new StreamsScenario());
+        register(new RestoreScenario());
     }
 
     private Bench() {

@@ -19,7 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.acme.catalog.contracts.objectstore.FileSystemObjectStore;
+import com.acme.catalog.platform.objectstore.FileSystemObjectStore;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.testsupport.ServiceProcess;
 import com.acme.catalog.testsupport.TestDatabase;

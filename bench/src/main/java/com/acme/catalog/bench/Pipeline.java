@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +26,12 @@ abstract class Pipeline implements AutoCloseable {
     static final String DELIVERY_URL = "http://localhost:18092/v1/inbox/events";
 
     final String name;
-    final ServiceProcess writer;
+    /** Replaced by {@link Services#restartResolver} (the same port and databases, a new process). */
+    ServiceProcess writer;
     final ServiceProcess receiver;
     final TestDatabase writerDb;
     final TestDatabase receiverDb;
-    private final List<AutoCloseable> resources;
+    final List<AutoCloseable> resources;
 
     Pipeline(String name, ServiceProcess writer, ServiceProcess receiver, TestDatabase writerDb,
             TestDatabase receiverDb, List<AutoCloseable> resources) {
@@ -89,9 +91,15 @@ abstract class Pipeline implements AutoCloseable {
     /** Resolver (relay on) and product on fresh databases, a consumer registered per stream, one write per stream. */
     static final class Services extends Pipeline {
 
-        private Services(ServiceProcess resolver, ServiceProcess product, TestDatabase rdb, TestDatabase pdb,
-                List<AutoCloseable> resources) {
+        /** The resolver's control store (never restored with its database). */
+        final TestDatabase controlDb;
+        private final Map<String, String> resolverEnv;
+
+        private Services(ServiceProcess resolver, ServiceProcess product, TestDatabase rdb, TestDatabase cdb,
+                TestDatabase pdb, Map<String, String> resolverEnv, List<AutoCloseable> resources) {
             super("services", resolver, product, rdb, pdb, resources);
+            this.controlDb = cdb;
+            this.resolverEnv = Map.copyOf(resolverEnv);
         }
 
         static Services start(int streams, HttpClient http) throws Exception {
@@ -117,27 +125,46 @@ abstract class Pipeline implements AutoCloseable {
          * with the running resolver, then the product with {@code PRODUCT_STREAMS=productStreams}.
          */
         static Services start(String productStreams, BeforeProduct beforeProduct) throws Exception {
+            return start(productStreams, Map.of(), beforeProduct);
+        }
+
+        /** {@link #start(String, BeforeProduct)} with {@code env} added to both services' environments. */
+        static Services start(String productStreams, Map<String, String> env, BeforeProduct beforeProduct)
+                throws Exception {
             List<AutoCloseable> opened = new java.util.ArrayList<>();
             try {
                 TestDatabase rdb = open(opened, TestDatabase.create("bench_prop_resolver"));
                 TestDatabase cdb = open(opened, TestDatabase.create("bench_prop_control"));
                 TestDatabase pdb = open(opened, TestDatabase.create("bench_prop_product"));
-                ServiceProcess resolver = open(opened, ServiceProcess.start("resolver-service", 18091,
-                        ControlDatabase.env(cdb, Map.of("SPRING_DATASOURCE_URL", rdb.jdbcUrl(),
-                                "SPRING_DATASOURCE_USERNAME", rdb.username(), "RELAY_TOKEN", "r",
-                                "RELAY_ALLOWED_DELIVERY_URLS", "http://localhost:18092/",
-                                "SECURITY_TOKENS", TOKENS))));
+                Map<String, String> resolverEnv = new HashMap<>(ControlDatabase.env(cdb, Map.of(
+                        "SPRING_DATASOURCE_URL", rdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", rdb.username(),
+                        "RELAY_TOKEN", "r", "RELAY_ALLOWED_DELIVERY_URLS", "http://localhost:18092/",
+                        "SECURITY_TOKENS", TOKENS)));
+                resolverEnv.putAll(env);
+                ServiceProcess resolver = open(opened, ServiceProcess.start("resolver-service", 18091, resolverEnv));
                 beforeProduct.run(resolver);
-                ServiceProcess product = open(opened, ServiceProcess.start("product-service", 18092, Map.of(
+                Map<String, String> productEnv = new HashMap<>(Map.of(
                         "SPRING_DATASOURCE_URL", pdb.jdbcUrl(), "SPRING_DATASOURCE_USERNAME", pdb.username(),
                         "RESOLVER_URL", resolver.baseUrl(), "RESOLVER_TOKEN", "c",
                         "PRODUCT_DELIVERY_URL", DELIVERY_URL,
-                        "PRODUCT_STREAMS", productStreams, "SECURITY_TOKENS", TOKENS)));
-                return new Services(resolver, product, rdb, pdb, opened);
+                        "PRODUCT_STREAMS", productStreams, "SECURITY_TOKENS", TOKENS));
+                productEnv.putAll(env);
+                ServiceProcess product = open(opened, ServiceProcess.start("product-service", 18092, productEnv));
+                return new Services(resolver, product, rdb, cdb, pdb, resolverEnv, opened);
             } catch (Exception e) {
                 closeAll(opened, e);
                 throw e;
             }
+        }
+
+        /**
+         * Stops the resolver (SIGTERM, a graceful stop), runs {@code whileStopped}, then starts a new resolver
+         * process on the same port, databases and environment and waits until it is healthy.
+         */
+        void restartResolver(WhileStopped whileStopped) throws Exception {
+            writer.close();
+            whileStopped.run();
+            writer = open(resources, ServiceProcess.start("resolver-service", 18091, resolverEnv));
         }
 
         @Override
@@ -212,6 +239,12 @@ abstract class Pipeline implements AutoCloseable {
         }
     }
 
+    /** What {@link Services#restartResolver} does while the resolver is stopped (a restore of its database). */
+    @FunctionalInterface
+    interface WhileStopped {
+        void run() throws Exception;
+    }
+
     /** A step between the resolver's start and the product's (the resolver is up, the product not yet). */
     @FunctionalInterface
     interface BeforeProduct {
@@ -235,9 +268,7 @@ abstract class Pipeline implements AutoCloseable {
 
     static String send(HttpClient http, String method, String url, String token, String body, int... alsoOk)
             throws Exception {
-        HttpResponse<String> res = http.send(HttpRequest.newBuilder(URI.create(url))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                .method(method, HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> res = call(http, method, url, token, body);
         boolean ok = res.statusCode() / 100 == 2;
         for (int code : alsoOk) {
             ok |= res.statusCode() == code;
@@ -246,5 +277,25 @@ abstract class Pipeline implements AutoCloseable {
             throw new IllegalStateException(method + " " + url + " answered " + res.statusCode() + ": " + res.body());
         }
         return res.body();
+    }
+
+    /**
+     * One request with {@code token} (none when null) and a JSON {@code body} (none when null), whatever its
+     * status; {@code headers} are name, value pairs.
+     */
+    static HttpResponse<String> call(HttpClient http, String method, String url, String token, String body,
+            String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).method(method,
+                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -41,7 +41,7 @@ import org.postgresql.PGNotification;
  * product's serving generation's contiguous position covers the write), at a paced event rate, through the real
  * relay (LISTEN/NOTIFY wake, HTTP push, one product transaction per batch), after an unmeasured warm-up at the same
  * rate. Baseline in the same run, back to back with the same load generator, pacing, warm-up and observer: the
- * floor ({@link Pipeline.Floor}, issue 22), the same two hops with nothing else; the figures are reported per
+ * floor ({@link Pipeline.Floor}), the same two hops with nothing else; the figures are reported per
  * pipeline and as ratios services / floor. Also a bare NOTIFY from one connection to a LISTENing one. The services' own timers (relay delivery, product apply, resolver write) are
  * scraped before and after the measured phase and reported as means over it.
  */
@@ -207,7 +207,7 @@ final class PropagationScenario implements Scenario {
 
     /**
      * keyed / unkeyed, one pipeline, each the mean over its runs: whole-pipeline, writer-JVM and writer-database CPU
-     * per event, and the client's write p99 and p50 (issue 31's "keys cost little": CPU ≤ 1.1×, write p99 ≤ 1.2×).
+     * per event, and the client's write p99 and p50 (the target for keys is CPU ≤ 1.1×, write p99 ≤ 1.2×).
      */
     private static Map<String, Object> keyedRatios(List<Map<String, Object>> keyed,
             List<Map<String, Object>> unkeyed) {

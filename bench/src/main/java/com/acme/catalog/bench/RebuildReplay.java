@@ -15,7 +15,7 @@ import com.acme.catalog.testsupport.TestDatabase;
  * an empty database and {@code PRODUCT_STREAMS} naming the stream, against a resolver of its own whose outbox holds
  * the whole history (never pruned: its prune cycle and its relay are off, so nothing but the catch-up applies an
  * event). The recovery worker opens the stream as the product opens any stream still retained from position 1
- * (issue 29): an empty generation at position 0, then the retained events applied through the live apply in catch-up
+ * (docs/streams.md): an empty generation at position 0, then the retained events applied through the live apply in catch-up
  * pages of the rebuild's page size, one cycle after the other, until the head. Timed from the generation's creation
  * (database clock, so the JVM's start is not counted; {@code startToServedSeconds} counts it) to the moment its
  * applied position reaches the head (polled every 100 ms).

@@ -9,7 +9,7 @@ import com.acme.catalog.testsupport.ServiceProcess;
 import com.acme.catalog.testsupport.TestDatabase;
 
 /**
- * One stream, many concurrent REST writers (issue 22): logical writes per second of the resolver with write
+ * One stream, many concurrent REST writers: logical writes per second of the resolver with write
  * coalescing on and off, against the floor's app a (one insert and a NOTIFY per write, no cursor) on the same
  * client in the same run. A serialized stream should cost almost nothing once concurrent writes share a commit.
  */

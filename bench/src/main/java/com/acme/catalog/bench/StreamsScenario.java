@@ -32,7 +32,7 @@ import com.acme.catalog.testsupport.TestDatabase;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Many streams (issue 29, item 6): what N mostly quiet streams cost the services. Seeds N streams of
+ * Many streams: what N mostly quiet streams cost the services. Seeds N streams of
  * {@code --items} items and one PUBLIC release each through the resolver's REST writes, then starts a product
  * subscribed by pattern ({@code PRODUCT_STREAMS=*}) and measures how long until every stream serves its released
  * item publicly; then release → served for new streams against existing ones (one at a time), idle CPU, CPU per
@@ -108,7 +108,7 @@ final class StreamsScenario implements Scenario {
      * {@code t<m % tenants>/new<m>}. Every seeded stream holds items {@code item-0…} at revision 1 and the PUBLIC
      * release {@code r0} naming them, at positions 1 … items + 1.
      */
-    private record Shape(int streams, int items, int tenants) {
+    record Shape(int streams, int items, int tenants) {
 
         Shape {
             tenants = Math.max(1, Math.min(tenants, streams));
@@ -145,7 +145,7 @@ final class StreamsScenario implements Scenario {
     }
 
     /** N streams, one transaction each (items and release r0), from {@code threads} client threads. */
-    private static Map<String, Object> seed(Shape shape, ServiceProcess resolver, int threads) throws Exception {
+    static Map<String, Object> seed(Shape shape, ServiceProcess resolver, int threads) throws Exception {
         WriteScenario.progress("streams: seeding %d streams of %d items over %d tenants, %d client threads",
                 shape.streams, shape.items, shape.tenants, threads);
         String body = shape.seedBody(shape.items);
@@ -196,7 +196,7 @@ final class StreamsScenario implements Scenario {
      * the release's position; those are then read publicly, {@link #READERS} at a time; a stream counts as served
      * at its first {@code 200}.
      */
-    private static Map<String, Object> open(Shape shape, Pipeline.Services p, HttpClient http,
+    static Map<String, Object> open(Shape shape, Pipeline.Services p, HttpClient http,
             ExecutorService readers, long launched, int timeoutSeconds) throws Exception {
         WriteScenario.progress("streams: product up after %.1f s; waiting for %d streams to serve",
                 seconds(System.nanoTime() - launched), shape.streams);
@@ -259,7 +259,7 @@ final class StreamsScenario implements Scenario {
     }
 
     /** Whether the public read of the stream's item-0 answers 200 as released by {@code releaseId}. */
-    private static boolean servesRelease(HttpClient http, Pipeline p, String path, String releaseId)
+    static boolean servesRelease(HttpClient http, Pipeline p, String path, String releaseId)
             throws Exception {
         HttpResponse<String> res = http.send(HttpRequest.newBuilder(
                 URI.create(p.receiver.baseUrl() + "/v1/catalog/" + path + "/items/item-0")).build(),
@@ -592,7 +592,7 @@ final class StreamsScenario implements Scenario {
     }
 
     /** Each service's log file and its ERROR and WARN lines (read them after a run). */
-    private static Map<String, Object> logs(Pipeline p) throws Exception {
+    static Map<String, Object> logs(Pipeline p) throws Exception {
         Map<String, Object> m = new LinkedHashMap<>();
         for (Map.Entry<String, ServiceProcess> e : services(p).entrySet()) {
             List<String> lines = Files.readAllLines(e.getValue().log());

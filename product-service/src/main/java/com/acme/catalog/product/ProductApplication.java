@@ -1,8 +1,8 @@
 package com.acme.catalog.product;
 
-import com.acme.catalog.contracts.db.DatabaseCreator;
-import com.acme.catalog.contracts.objectstore.ObjectStoreConfiguration;
-import com.acme.catalog.contracts.web.SharedWebConfiguration;
+import com.acme.catalog.platform.db.DatabaseCreator;
+import com.acme.catalog.platform.objectstore.ObjectStoreConfiguration;
+import com.acme.catalog.platform.web.SharedWebConfiguration;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;

@@ -18,7 +18,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Issue 16 part 6 against both services from their jars. A holder of the relay token delivers two events the
+ * Chain divergence against both services from their jars. A holder of the relay token delivers two events the
  * resolver never wrote, chained correctly from the resolver's head digest (an item and a PUBLIC release of it): the
  * product's own chain check accepts them and serves the planted item. The recovery worker's comparison with the
  * resolver's digest finds the divergence: completeness BLOCKED {@code CHAIN_DIVERGED} (never CURRENT until the
@@ -81,7 +81,7 @@ class ChainDivergenceSystemIT {
             });
             // the product's progress report at the forged positions makes the resolver mark the stream rolled back,
             // which the product may learn from the resolver's listing (HISTORY_ROLLED_BACK) before its own cycle
-            // finds the divergence (issue 31); either way BLOCKED, and the divergence is found
+            // finds the divergence; either way BLOCKED, and the divergence is found
             assertThat(seen.get(0)).matches("BLOCKED (CHAIN_DIVERGED|HISTORY_ROLLED_BACK): .*");
             assertThat(seen).anyMatch(v -> v.startsWith("BLOCKED CHAIN_DIVERGED: ") && v.contains("never committed"));
             assertThat(seen).as("BLOCKED until the cutover").allMatch(v -> v.startsWith("BLOCKED CHAIN_DIVERGED")

@@ -14,7 +14,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The resolver refuses at the door anything the product cannot consume (issue 16 part 3): for every limit of
+ * The resolver refuses at the door anything the product cannot consume: for every limit of
  * {@link JsonLimits}, an item written exactly at the limit is accepted, released PUBLIC and served by the product
  * as written (both checksum profiles equal), and one past the limit is 400 {@code INVALID_BODY} with nothing
  * written. On the code before the limits the largest wire never reached the product (its delivery was over the

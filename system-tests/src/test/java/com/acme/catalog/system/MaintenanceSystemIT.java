@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * (writes, deliveries and public reads answer 503 MAINTENANCE), and the product catches up once both are resumed.
  * The rotation's epoch is in the control store and the restarted resolver writes in it. Turning the product's
  * maintenance off learns that epoch first, so no public read after it is served from the old epoch's generation
- * (issue 31 item 4: the last read raced the product learning the epoch).
+ * (without that, the last read raced the product learning the epoch).
  */
 class MaintenanceSystemIT {
 
@@ -22,7 +22,7 @@ class MaintenanceSystemIT {
     /**
      * The product's other ways of learning a new epoch slowed down (a sweep a minute, no progress resync, a periodic
      * cycle every 10 min), so that after maintenance-off only the switch itself can have taught it epoch 2: the
-     * assertion below cannot pass by the product winning the race (issue 31 item 4; before the switch learnt it, this
+     * assertion below cannot pass by the product winning the race (before the switch learnt the epoch, this
      * failed every time, and with the defaults it raced the product's next sweep or progress report).
      */
     private static final Map<String, String> SLOW_TO_LEARN = Map.of("SPRING_APPLICATION_JSON", "{\"product\":{"
@@ -71,7 +71,7 @@ class MaintenanceSystemIT {
 
             sys.ok("POST", sys.resolverUrl() + "/v1/admin/maintenance", "op", OFF);
             sys.ok("POST", sys.productUrl() + "/v1/admin/maintenance", "op", OFF);
-            // turning the product's maintenance off learnt epoch 2 first (issue 31): from the first read on it refuses
+            // turning the product's maintenance off learnt epoch 2 first: from the first read on it refuses
             // the epoch-1 generation (503 STREAM_FENCED, stale serving is off) until the rebuild from an export of
             // epoch 2 cut over, never serves it, and never answers 404. A 200 while the serving pointer is still the
             // epoch-1 generation (checked right after the read: the pointer never goes back to epoch 1) is old data.

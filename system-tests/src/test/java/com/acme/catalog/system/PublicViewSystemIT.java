@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 16 part 1 against both services from their jars: an item is public as the revision its latest PUBLIC
+ * The public view against both services from their jars: an item is public as the revision its latest PUBLIC
  * release names, live (one event per delivery and several changes in one transaction), and after a rebuild
  * (export → shadow load → catch-up → cutover), including releases put after the rebuild that name revisions made
  * before it and an item re-created after it. The product's public-view-v1 checksum equals the resolver's at every

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 18, "what must be shown": the restore drill with both services as processes from their jars and
+ * The restore drill with both services as processes from their jars and
  * PostgreSQL's own {@code pg_dump}/{@code pg_restore} (docs/runbooks/restore.md). Writes → dump the resolver's
  * database → more writes, which the product applies → stop the resolver, restore the dump, start it → it refuses
  * writes (HISTORY_ROLLED_BACK: its cursor is behind the control store's high-water mark) → maintenance + rotate →

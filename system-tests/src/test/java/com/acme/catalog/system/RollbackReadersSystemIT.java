@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 31, "what readers see", with both services from their jars: public reads sampled every ~25 ms through a
+ * What readers see during a rollback, with both services from their jars: public reads sampled every ~25 ms through a
  * whole rollback and its runbook (docs/runbooks/rollback-restore.md). Writes, a dump of the resolver's database, a
  * lost tail (item {@code lost-0} in a PUBLIC release, served by the product), the dump restored: the resolver finds
  * its cursor behind the control store's high-water mark at start (detection, {@code rolled_back_at}); the operator
@@ -28,7 +28,7 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Required: no read started more than 5 s after the detection answers 200 with the lost item (the product's
  * rollback poll learns it from {@code GET /v1/streams?rolledBack=true}; before, it served the lost tail until the
- * operator's maintenance, 16 s in issue 31); no read after the product's maintenance-off is served from an epoch-1
+ * operator's maintenance, 16 s in the drill); no read after the product's maintenance-off is served from an epoch-1
  * generation (the product learns epoch 2 before maintenance goes off; before, for up to a sweep interval after it).
  */
 @NeedsPostgresTools

@@ -12,19 +12,26 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Threads a service's main sources create by hand instead of through {@code contracts.concurrent.DaemonThreads}
+ * Threads a service's main sources create by hand instead of through {@code platform.concurrent.DaemonThreads}
  * (daemon, named after their job, logging what escapes their task), for a test that fails when one comes back: a
- * {@code new Thread(…)}, a {@code Thread.ofPlatform()}/{@code ofVirtual()}, an executor constructed directly, or an
+ * {@code new Thread(…)}, a {@code Thread.ofPlatform()}/{@code ofVirtual()}, an executor constructed directly, an
  * {@code Executors.new…(…)} call whose arguments name no {@code DaemonThreads} factory (it would make the JDK's
- * default, non-daemon, anonymously named threads). Comments are not scanned.
+ * default, non-daemon, anonymously named threads), or periodic work handed to Spring's scheduler ({@code @Scheduled},
+ * a {@code SchedulingConfigurer}, a {@code TaskScheduler}: one shared thread for every job of the application, where
+ * a slow job delays the others; periodic work runs on {@code platform.concurrent.PeriodicTasks}). Comments are not
+ * scanned.
  */
 public final class HandMadeThreads {
 
     private static final Pattern DIRECT = Pattern.compile("new\\s+Thread\\s*\\(|Thread\\s*\\.\\s*of(Platform|Virtual)\\s*\\("
-            + "|Thread\\s*\\.\\s*startVirtualThread\\s*\\(|new\\s+(ScheduledThreadPoolExecutor|ThreadPoolExecutor"
-            + "|ForkJoinPool|Timer)\\s*\\(");
-    private static final Pattern EXECUTORS = Pattern.compile("Executors\\s*\\.\\s*new\\w*\\s*\\(");
-    private static final Pattern COMMENTS = Pattern.compile("/\\*.*?\\*/|//[^\\n]*", Pattern.DOTALL);
+            + "|Thread\\s*\\.\\s*startVirtualThread\\s*\\(|new\\s+(ForkJoinPool|Timer)\\s*\\("
+            + "|@Scheduled\\b|\\bSchedulingConfigurer\\b|\\bTaskScheduler\\b");
+    /** Executors made by a factory method or a constructor: fine when their arguments name a DaemonThreads factory. */
+    private static final Pattern EXECUTORS = Pattern.compile(
+            "Executors\\s*\\.\\s*new\\w*\\s*\\(|new\\s+(ScheduledThreadPoolExecutor|ThreadPoolExecutor)\\s*\\(");
+    /** Comments, and import lines (an import makes no thread). */
+    private static final Pattern COMMENTS = Pattern.compile("/\\*.*?\\*/|//[^\\n]*|(?m)^import\\s[^\\n]*",
+            Pattern.DOTALL);
 
     private HandMadeThreads() {
     }

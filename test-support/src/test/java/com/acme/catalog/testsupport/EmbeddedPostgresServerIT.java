@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 
 /**
- * The embedded PostgreSQL the harness falls back to (issue 32 item 7): started when nothing answers at the
+ * The embedded PostgreSQL the harness falls back to: started when nothing answers at the
  * configured URL, not when a server there refuses the login; the tools condition; the launcher bin/demo.sh runs.
  * Never touches the machine's shared server: every "configured URL" here is a closed port or an embedded server.
  */

@@ -3,14 +3,14 @@ package com.acme.catalog.product.checksum;
 import java.util.Map;
 import java.util.Optional;
 
-import com.acme.catalog.contracts.db.Snapshots;
+import com.acme.catalog.platform.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 import com.acme.catalog.contracts.checksum.ChecksumAnswer;
 import com.acme.catalog.contracts.checksum.ChecksumProfile;
-import com.acme.catalog.contracts.checksum.ChecksumQuery;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.checksum.ChecksumQuery;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 

@@ -8,8 +8,7 @@ import org.springframework.boot.context.properties.bind.Name;
 
 /**
  * {@code product.epochs.*}: how the product learns each stream's current epoch and what public reads of a stale
- * generation answer (docs/epochs.md "The product"; docs/configuration.md lists the keys, and the deprecated
- * {@code poll-ms} and {@code reload-ms} they replace). Public for the recovery
+ * generation answer (docs/epochs.md "The product"; docs/configuration.md lists the keys). Public for the recovery
  * worker's epoch poller and for public serving.
  *
  * @param poll         how often the current epoch of every served stream is read from the resolver

@@ -4,7 +4,7 @@ import java.util.List;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.OldEpochDelivery;
-import com.acme.catalog.contracts.metrics.TenantTags;
+import com.acme.catalog.platform.metrics.TenantTags;
 import com.acme.catalog.product.projection.IntegrationEvent;
 
 import io.micrometer.core.instrument.Counter;

@@ -8,18 +8,17 @@ import com.acme.catalog.contracts.StreamId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.SchedulingConfigurer;
-import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
  * The current epoch of each stream as the product learnt it from the resolver ({@code GET /v1/epochs/{t}/{c}},
  * read by the recovery worker and {@code EpochPoller}): the {@code stream_epoch} row, only ever raised, and a copy
  * in memory that every instance reloads every {@code product.epochs.reload-interval}. Events of an older epoch are
- * audited and ignored; a serving generation of an older epoch is stale (docs/epochs.md "The product").
+ * audited and ignored; a serving generation of an older epoch is stale (docs/epochs.md "The product"). The reload
+ * runs every {@code product.epochs.reload-interval} ({@link EpochReloadScheduler}).
  */
 @Component
-public class StreamEpochs implements SchedulingConfigurer {
+public class StreamEpochs {
 
     private static final Logger log = LoggerFactory.getLogger(StreamEpochs.class);
 
@@ -28,8 +27,12 @@ public class StreamEpochs implements SchedulingConfigurer {
             ON CONFLICT (tenant, catalog) DO UPDATE SET epoch = EXCLUDED.epoch, learned_at = now()
              WHERE stream_epoch.epoch < EXCLUDED.epoch
             """;
-    private static final String SQL_ONE = "SELECT epoch FROM stream_epoch WHERE tenant = ? AND catalog = ?";
-    private static final String SQL_ALL = "SELECT tenant, catalog, epoch FROM stream_epoch";
+    private static final String SQL_ONE = """
+            SELECT epoch FROM stream_epoch WHERE tenant = ? AND catalog = ?
+            """;
+    private static final String SQL_ALL = """
+            SELECT tenant, catalog, epoch FROM stream_epoch
+            """;
 
     private final JdbcClient jdbc;
     private final EpochProperties properties;
@@ -67,12 +70,6 @@ public class StreamEpochs implements SchedulingConfigurer {
             log.info("{}: the current epoch is now {}", s, epoch);
         }
         return raised;
-    }
-
-    /** {@link #reload} every {@code product.epochs.reload-interval}, the first at start. */
-    @Override
-    public void configureTasks(ScheduledTaskRegistrar tasks) {
-        tasks.addFixedDelayTask(this::reload, properties.reload());
     }
 
     /** Picks up what other instances learnt. */

@@ -12,8 +12,8 @@ import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.inbox.DeliveryAnswer;
 import com.acme.catalog.contracts.inbox.DeliveryResult;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.product.projection.IntegrationEvent;
 
 import io.swagger.v3.oas.annotations.Operation;

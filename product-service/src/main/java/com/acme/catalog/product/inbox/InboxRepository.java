@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.ResultColumns;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.ResultColumns;
+import com.acme.catalog.platform.sql.UnnestColumns;
 import com.acme.catalog.product.projection.AggregateRevision;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.IntegrationEvent;
@@ -115,7 +115,9 @@ class InboxRepository {
                    count(*) AS total
               FROM held_event WHERE generation_id = ?
             """;
-    private static final String SQL_COUNT_HELD = "SELECT count(*) FROM held_event WHERE generation_id = ?";
+    private static final String SQL_COUNT_HELD = """
+            SELECT count(*) FROM held_event WHERE generation_id = ?
+            """;
     private static final BoundSql<Positions> KNOWN_DIGESTS = BoundSql.<Positions>builder()
             .param("generation", Positions::generation)
             .param("positions", Positions::positions)

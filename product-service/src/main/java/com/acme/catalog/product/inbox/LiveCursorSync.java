@@ -1,8 +1,9 @@
 package com.acme.catalog.product.inbox;
 
-import java.time.Duration;
 import java.util.List;
 
+import com.acme.catalog.platform.concurrent.PeriodicScheduler;
+import com.acme.catalog.platform.concurrent.PeriodicTasks;
 import com.acme.catalog.product.progress.ProgressProperties;
 import com.acme.catalog.product.progress.ProgressReporter;
 import com.acme.catalog.product.projection.GenerationCursor;
@@ -12,18 +13,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
-import org.springframework.scheduling.annotation.SchedulingConfigurer;
-import org.springframework.scheduling.config.FixedDelayTask;
-import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
  * Re-reads every serving generation's committed cursor at start and periodically: sets the gauges (so every
  * instance converges on the database) and offers the contiguous position for reporting, so progress committed
- * just before a crash still reaches the resolver.
+ * just before a crash still reaches the resolver. The periodic sync runs on a thread of its own
+ * ({@code live-cursor-sync}).
  */
 @Component
-class LiveCursorSync implements SchedulingConfigurer {
+class LiveCursorSync extends PeriodicScheduler {
 
     private static final Logger log = LoggerFactory.getLogger(LiveCursorSync.class);
 
@@ -35,6 +34,7 @@ class LiveCursorSync implements SchedulingConfigurer {
 
     LiveCursorSync(GenerationRepository generations, EventApplier applier, InboxMetrics metrics,
             ProgressReporter progress, ProgressProperties properties) {
+        super("live-cursor-sync", 1);
         this.generations = generations;
         this.applier = applier;
         this.metrics = metrics;
@@ -50,9 +50,9 @@ class LiveCursorSync implements SchedulingConfigurer {
 
     /** {@link #sync} every {@code product.progress.resync-interval} after the one at start. */
     @Override
-    public void configureTasks(ScheduledTaskRegistrar tasks) {
-        Duration every = properties.resyncInterval();
-        tasks.addFixedDelayTask(new FixedDelayTask(this::sync, every, every));
+    protected void schedule(PeriodicTasks tasks) {
+        tasks.every(properties.resyncInterval(), this::sync,
+                e -> log.warn("could not resync serving cursors: {}", e.toString()));
     }
 
     int sync() {

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

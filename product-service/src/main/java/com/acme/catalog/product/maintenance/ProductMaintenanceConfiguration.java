@@ -1,7 +1,7 @@
 package com.acme.catalog.product.maintenance;
 
-import com.acme.catalog.contracts.maintenance.MaintenanceConfiguration;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceConfiguration;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;

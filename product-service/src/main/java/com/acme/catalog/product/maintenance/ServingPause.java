@@ -1,6 +1,6 @@
 package com.acme.catalog.product.maintenance;
 
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

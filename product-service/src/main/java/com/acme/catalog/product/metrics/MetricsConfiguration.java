@@ -1,6 +1,6 @@
 package com.acme.catalog.product.metrics;
 
-import com.acme.catalog.contracts.metrics.TenantTags;
+import com.acme.catalog.platform.metrics.TenantTags;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -13,6 +13,6 @@ class MetricsConfiguration {
 
     @Bean
     TenantTags tenantTags(MetricsProperties properties) {
-        return properties.perTenant() ? TenantTags.byTenant() : TenantTags.perInstance();
+        return TenantTags.from(properties.perTenant());
     }
 }

@@ -5,7 +5,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * {@code product.metrics.*}: the shape of the per-instance meters (docs/metrics.md; docs/configuration.md lists the
- * keys, and the deprecated {@code known-streams-*} ones, which are ignored).
+ * keys).
  *
  * @param perTenant whether the counters that count the work of many streams ({@code
  *                  product_old_epoch_deliveries_total}, the rebuild and chain-divergence counters) carry a

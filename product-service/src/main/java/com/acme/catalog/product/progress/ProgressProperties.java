@@ -2,15 +2,14 @@ package com.acme.catalog.product.progress;
 
 import java.time.Duration;
 
-import com.acme.catalog.contracts.retry.BackoffPolicy;
+import com.acme.catalog.platform.retry.BackoffPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * {@code product.progress.*}: reporting durable progress to the resolver (docs/product-projections.md "Progress";
- * docs/configuration.md lists the keys, and the deprecated {@code *-ms} ones they replace). Public for the inbox's
- * periodic resync of the serving cursors.
+ * docs/configuration.md lists the keys). Public for the inbox's periodic resync of the serving cursors.
  *
  * @param initialBackoff first retry delay after a failed report, doubled per failure in a row
  * @param maxBackoff     retry delay cap

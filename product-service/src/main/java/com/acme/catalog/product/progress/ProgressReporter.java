@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
-import com.acme.catalog.contracts.retry.BackoffPolicy;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
+import com.acme.catalog.platform.retry.BackoffPolicy;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import io.micrometer.core.instrument.Counter;

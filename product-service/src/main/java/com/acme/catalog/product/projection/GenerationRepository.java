@@ -8,7 +8,8 @@ import java.util.Optional;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.sql.BoundSql;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -21,26 +22,27 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 @Repository
 public class GenerationRepository {
 
-    private static final String CURSOR_COLUMNS = """
-            g.generation_id, g.tenant, g.catalog, g.epoch, g.chain_position, g.chain_digest, g.applied_position,
-            g.highest_seen_position, g.projection_version
+    /** The columns of a {@link GenerationCursor}, read by {@link #cursor}, for each statement that answers one. */
+    private static final String SELECT_CURSOR = """
+            SELECT g.generation_id, g.tenant, g.catalog, g.epoch, g.chain_position, g.chain_digest,
+                   g.applied_position, g.highest_seen_position, g.projection_version
             """;
-    private static final String SQL_LOCK_SERVING = "SELECT " + CURSOR_COLUMNS + """
+    private static final BoundSql<StreamId> LOCK_SERVING = BoundSql.<StreamId>builder().sql(SELECT_CURSOR).sql("""
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
              WHERE s.tenant = ? AND s.catalog = ?
                FOR UPDATE
-            """;
-    private static final String SQL_SERVING = "SELECT " + CURSOR_COLUMNS + """
+            """, StreamId::tenant, StreamId::catalog).build();
+    private static final BoundSql<StreamId> SERVING = BoundSql.<StreamId>builder().sql(SELECT_CURSOR).sql("""
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
              WHERE s.tenant = ? AND s.catalog = ?
-            """;
-    private static final String SQL_LOCK_GENERATION = "SELECT " + CURSOR_COLUMNS + """
+            """, StreamId::tenant, StreamId::catalog).build();
+    private static final BoundSql<Long> LOCK_GENERATION = BoundSql.<Long>builder().sql(SELECT_CURSOR).sql("""
               FROM generation g WHERE g.generation_id = ? FOR UPDATE
-            """;
-    private static final String SQL_SERVING_CURSORS = "SELECT " + CURSOR_COLUMNS + """
+            """, id -> id).build();
+    private static final BoundSql<Void> SERVING_CURSORS = BoundSql.<Void>builder().sql(SELECT_CURSOR).sql("""
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
              ORDER BY g.tenant, g.catalog
-            """;
+            """).build();
     private static final String SQL_STREAM_START_LOCK = """
             SELECT pg_advisory_xact_lock(hashtextextended('product.stream-start:' || ? || '/' || ?, 0))
             """;
@@ -50,10 +52,6 @@ public class GenerationRepository {
             OVERRIDING SYSTEM VALUE
             VALUES (nextval('shared_generation_id'), ?, ?, ?, 'SERVING', ?) RETURNING generation_id
             """;
-    private static final String SQL_CREATE_TABLES = "SELECT create_generation_tables(?)";
-    private static final String SQL_BUILD_INDEXES = "SELECT build_generation_indexes(?, ?)";
-    private static final String SQL_ATTACH_TABLES = "SELECT attach_generation_tables(?)";
-    private static final String SQL_TABLES = "SELECT unnest(generation_tables())";
     private static final String SQL_INSERT_POINTER = """
             INSERT INTO serving_generation (tenant, catalog, generation_id) VALUES (?, ?, ?)
             """;
@@ -119,7 +117,7 @@ public class GenerationRepository {
     public Optional<GenerationCursor> lockServing(StreamId stream, boolean anyVersion) {
         requireTransaction();
         maintenance.requireOff("applying events to what " + stream + " serves");
-        Optional<GenerationCursor> c = jdbc.sql(SQL_LOCK_SERVING).params(stream.tenant(), stream.catalog())
+        Optional<GenerationCursor> c = jdbc.sql(LOCK_SERVING.sql()).params(LOCK_SERVING.params(stream))
                 .query(GenerationRepository::cursor).optional();
         if (c.isPresent() && !anyVersion && version.isOlderThan(c.get().projectionVersion())) {
             throw new ApiException(ProblemCode.PROJECTION_VERSION_NEWER, stream + " is served by a generation of "
@@ -151,14 +149,15 @@ public class GenerationRepository {
 
     /** @return the serving generation's cursor as the current snapshot sees it, without locking */
     public Optional<GenerationCursor> serving(StreamId stream) {
-        return jdbc.sql(SQL_SERVING).params(stream.tenant(), stream.catalog()).query(GenerationRepository::cursor)
+        return jdbc.sql(SERVING.sql()).params(SERVING.params(stream)).query(GenerationRepository::cursor)
                 .optional();
     }
 
     /** Locks one generation's cursor row (a shadow generation during catch-up) until the transaction ends. */
     public Optional<GenerationCursor> lockGeneration(long generationId) {
         requireTransaction();
-        return jdbc.sql(SQL_LOCK_GENERATION).params(generationId).query(GenerationRepository::cursor).optional();
+        return jdbc.sql(LOCK_GENERATION.sql()).params(LOCK_GENERATION.params(generationId))
+                .query(GenerationRepository::cursor).optional();
     }
 
     /**
@@ -180,33 +179,6 @@ public class GenerationRepository {
         return lockServing(stream).orElseThrow();
     }
 
-    /**
-     * Creates generation {@code generationId}'s tables for a bulk load: shaped like the parents, with a CHECK matching
-     * the partition bound, but without indexes and not attached (invisible to everyone but the caller's
-     * transaction). Follow with {@link #buildIndexes} for each table, then {@link #attachTables}.
-     */
-    public void createDetachedTables(long generationId) {
-        requireTransaction();
-        jdbc.sql(SQL_CREATE_TABLES).params(generationId).query().singleRow();
-    }
-
-    /** The per-generation tables, in the order their partitions are created (e.g. {@code item}, {@code inbox}). */
-    public List<String> generationTables() {
-        return jdbc.sql(SQL_TABLES).query(String.class).list();
-    }
-
-    /** Builds on the generation's copy of {@code table} every index its parent has (after the load: one sort each). */
-    public void buildIndexes(long generationId, String table) {
-        requireTransaction();
-        jdbc.sql(SQL_BUILD_INDEXES).params(generationId, table).query().singleRow();
-    }
-
-    /** Attaches the generation's tables as partitions; the parents adopt the indexes built before. */
-    public void attachTables(long generationId) {
-        requireTransaction();
-        jdbc.sql(SQL_ATTACH_TABLES).params(generationId).query().singleRow();
-    }
-
     /** Stores a cursor the caller advanced under the lock taken by {@link #lockServing} or {@link #lockGeneration}. */
     public void saveCursor(GenerationCursor c) {
         int rows = jdbc.sql(SQL_SAVE_CURSOR).params(c.chainPosition(), c.chainDigest(), c.appliedPosition(),
@@ -218,7 +190,7 @@ public class GenerationRepository {
 
     /** The committed cursor of every stream's serving generation. */
     public List<GenerationCursor> servingCursors() {
-        return jdbc.sql(SQL_SERVING_CURSORS).query(GenerationRepository::cursor).list();
+        return jdbc.sql(SERVING_CURSORS.sql()).query(GenerationRepository::cursor).list();
     }
 
     private static GenerationCursor cursor(ResultSet rs, int row) throws SQLException {

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Statement texts that name the partitions holding one generation's rows ({@code <table>_g<generation>} for a
  * dedicated generation, {@code <table>_shared} for a shared one: {@link GenerationStorage}), built once per
  * partition set instead of once per call: formatting them on every delivery was 12% of the product's allocation and
- * 2% of its CPU at 300 deliveries a second (JFR; docs/benchmarks-archive.md, "Issue 22: what sets the remaining
+ * 2% of its CPU at 300 deliveries a second (JFR; docs/benchmarks-archive.md, "what sets the remaining
  * latency"). The generation is substituted as plain ASCII digits ({@link Long#toString}), never through a
  * locale-aware formatter.
  *

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 import com.acme.catalog.contracts.AggregateType;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.ResultColumns;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.ResultColumns;
+import com.acme.catalog.platform.sql.UnnestColumns;
 import com.acme.catalog.product.projection.ProjectionBatch.Current;
 import com.acme.catalog.product.projection.ProjectionBatch.Revision;
 

@@ -6,7 +6,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 import com.acme.catalog.product.inbox.EventApplier;
 import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;

@@ -2,7 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import java.util.List;
 
-import com.acme.catalog.contracts.db.SqlStates;
+import com.acme.catalog.platform.db.SqlStates;
 import com.acme.catalog.product.projection.GenerationStorage;
 
 import org.slf4j.Logger;

@@ -4,7 +4,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -11,8 +11,8 @@ import com.acme.catalog.contracts.json.StrictJson;
 import com.acme.catalog.contracts.rebuild.RebuildRequest;
 import com.acme.catalog.contracts.rebuild.RebuildStarted;
 import com.acme.catalog.contracts.rebuild.RebuildView;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Role;
 
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.metrics.TenantTags;
+import com.acme.catalog.platform.metrics.TenantTags;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

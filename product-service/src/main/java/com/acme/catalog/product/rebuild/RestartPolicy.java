@@ -15,7 +15,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.export.CorruptExportException;
 import com.acme.catalog.contracts.FailureText;
-import com.acme.catalog.contracts.web.TransientDatabaseFailure;
+import com.acme.catalog.platform.web.TransientDatabaseFailure;
 import com.acme.catalog.product.resolver.ResolverClient;
 
 import org.springframework.web.client.ResourceAccessException;

@@ -10,7 +10,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportTable;
 

@@ -2,7 +2,7 @@ package com.acme.catalog.product.recovery;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
-import com.acme.catalog.contracts.maintenance.MaintenanceResume;
+import com.acme.catalog.platform.maintenance.MaintenanceResume;
 
 import org.springframework.stereotype.Component;
 

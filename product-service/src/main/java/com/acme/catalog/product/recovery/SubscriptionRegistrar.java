@@ -8,8 +8,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
-import com.acme.catalog.contracts.retry.Backoff;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
+import com.acme.catalog.platform.retry.Backoff;
 import com.acme.catalog.product.resolver.ResolverClient;
 import com.acme.catalog.product.streams.ProductStreamsProperties;
 

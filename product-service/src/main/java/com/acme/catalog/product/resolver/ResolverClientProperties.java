@@ -6,8 +6,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code product.*} settings of the calls to the resolver (docs/rebuild.md, docs/recovery.md lists them for
- * operators; docs/configuration.md also the deprecated {@code request-timeout-ms} keys they replace).
+ * {@code product.*} settings of the calls to the resolver (docs/rebuild.md and the README's variables list them for
+ * operators).
  *
  * @param resolverUrl   base URL of the resolver ({@code RESOLVER_URL})
  * @param resolverToken bearer sent with every call ({@code RESOLVER_TOKEN}); blank sends no Authorization header

@@ -3,7 +3,7 @@ package com.acme.catalog.product.serving;
 import java.util.ArrayList;
 import java.util.List;
 
-import com.acme.catalog.contracts.db.Snapshots;
+import com.acme.catalog.platform.db.Snapshots;
 import com.acme.catalog.contracts.AggregateIds;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 import com.acme.catalog.contracts.JsonLimits;
-import com.acme.catalog.contracts.web.BodyLimitFilter;
-import com.acme.catalog.contracts.web.BodyLimitProperties;
-import com.acme.catalog.contracts.web.SharedWebConfiguration.PublicPaths;
+import com.acme.catalog.platform.web.BodyLimitFilter;
+import com.acme.catalog.platform.web.BodyLimitProperties;
+import com.acme.catalog.platform.web.SharedWebConfiguration.PublicPaths;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;

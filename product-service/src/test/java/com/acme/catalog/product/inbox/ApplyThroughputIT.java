@@ -27,7 +27,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The apply benchmark (docs/benchmarks.md, "Event apply"): generated in-order events of one stream applied through
+ * The apply benchmark (docs/benchmarks.md, the row of the in-process apply of catch-up pages): generated in-order events of one stream applied through
  * {@link EventApplier} directly, as the rebuild's catch-up does (pages of {@code apply.page} events, one
  * transaction each: lock the generation, apply, save the cursor), then small batches (of {@code apply.small} events)
  * into a second stream, as the live inbox does. Prints one JSON line. Sizes are small by default so the class

@@ -8,15 +8,14 @@ import com.acme.catalog.product.support.Bound;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code product.metrics.*}: per instance unless asked; the deprecated known-streams keys still bind (ignored). */
+/** {@code product.metrics.*}: per instance unless asked. */
 class MetricsPropertiesTest {
 
     @Test
     void defaultsAndKeys() {
         assertThat(Bound.bind("product.metrics", MetricsProperties.class, Map.of()))
                 .isEqualTo(new MetricsProperties(false));
-        assertThat(Bound.bind("product.metrics", MetricsProperties.class, Map.of("product.metrics.per-tenant", "true",
-                "product.metrics.known-streams-ms", "200"))).isEqualTo(new MetricsProperties(true));
+        assertThat(Bound.bind("product.metrics", MetricsProperties.class, Map.of("product.metrics.per-tenant", "true"))).isEqualTo(new MetricsProperties(true));
         assertThat(new MetricsConfiguration().tenantTags(new MetricsProperties(true)).isPerTenant()).isTrue();
         assertThat(new MetricsConfiguration().tenantTags(new MetricsProperties(false)).isPerTenant()).isFalse();
     }

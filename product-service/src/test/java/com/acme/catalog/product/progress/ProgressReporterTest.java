@@ -130,7 +130,7 @@ class ProgressReporterTest {
 
         List<Report> reports = RESOLVER.reports(stream.tenant(), stream.catalog());
         assertThat(reports).hasSize(5);
-        com.acme.catalog.contracts.retry.BackoffPolicy policy = timings(0).backoff();
+        com.acme.catalog.platform.retry.BackoffPolicy policy = timings(0).backoff();
         for (int failures = 1; failures < reports.size(); failures++) {
             assertThat(reports.get(failures).nanos() - reports.get(failures - 1).nanos())
                     .as("the pause after %d failures", failures)

@@ -23,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
  * public-view refresh of a batch reads rows of the items it refreshes, not of the whole generation. A live
  * generation starts empty and is not analyzed while it grows; with the planner's row estimates of such a
  * generation, the refresh used to read every item revision of the generation for each batch that touched a release
- * (docs/benchmarks.md, branch apply2). Counted with the transaction's own table statistics
+ * (docs/benchmarks-archive.md, "the public-view refresh driven by its item ids"). Counted with the transaction's own table statistics
  * ({@code pg_stat_xact_user_tables}), so the test does not depend on timing.
  */
 class BatchReadCostIT extends ProductIT {

@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.AggregateType;
-import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.platform.sql.BoundSql;
 import com.acme.catalog.product.projection.ProjectionBatch.Current;
 import com.acme.catalog.product.projection.ProjectionBatch.Revision;
 import com.acme.catalog.product.projection.ProjectionRepository.Batch;

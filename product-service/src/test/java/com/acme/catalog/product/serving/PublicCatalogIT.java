@@ -61,7 +61,7 @@ class PublicCatalogIT extends ProductIT {
     }
 
     /**
-     * Issue 16's sequences in one delivery each (the set-based batch apply): written, released at revision 1 and
+     * The public-view sequences in one delivery each (the set-based batch apply): written, released at revision 1 and
      * updated twice; released at revision 1 in the transaction that writes revision 2; two PUBLIC releases of which
      * the one made last names the older revision.
      */

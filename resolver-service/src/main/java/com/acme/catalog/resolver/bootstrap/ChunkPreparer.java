@@ -11,7 +11,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 import com.acme.catalog.resolver.bootstrap.EventsFileReader.RawEvent;
 import com.acme.catalog.resolver.stream.Change;
 import com.acme.catalog.resolver.stream.ChunkWriter;

@@ -2,7 +2,7 @@ package com.acme.catalog.resolver.bootstrap;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
-import com.acme.catalog.contracts.web.TransientDatabaseFailure;
+import com.acme.catalog.platform.web.TransientDatabaseFailure;
 
 /**
  * A chunk failed after validation: it was rolled back whole, the import stopped, and earlier chunks stay

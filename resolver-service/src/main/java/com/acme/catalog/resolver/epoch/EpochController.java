@@ -6,9 +6,9 @@ import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.EpochStatus;
 import com.acme.catalog.contracts.epoch.RotateRequest;
 import com.acme.catalog.contracts.epoch.RotateResponse;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.resolver.epoch.EpochRepository.Current;
 import com.acme.catalog.resolver.stream.CursorRepository;
 

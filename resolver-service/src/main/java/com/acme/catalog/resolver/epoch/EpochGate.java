@@ -3,7 +3,7 @@ package com.acme.catalog.resolver.epoch;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.epoch.EpochCache.Held;
 import com.acme.catalog.resolver.outbox.RelayGate;
 import com.acme.catalog.resolver.stream.Cursor;

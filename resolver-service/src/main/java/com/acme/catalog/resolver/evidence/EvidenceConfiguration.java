@@ -2,7 +2,7 @@ package com.acme.catalog.resolver.evidence;
 
 import java.util.regex.Pattern;
 
-import com.acme.catalog.contracts.web.BodyLimitFilter;
+import com.acme.catalog.platform.web.BodyLimitFilter;
 import com.acme.catalog.resolver.export.ExportProperties;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

@@ -12,9 +12,9 @@ import com.acme.catalog.contracts.evidence.ArtifactReceipt;
 import com.acme.catalog.contracts.evidence.ArtifactView;
 import com.acme.catalog.contracts.evidence.FixtureRequest;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;

@@ -9,7 +9,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
-import com.acme.catalog.contracts.web.BodyLimitFilter;
+import com.acme.catalog.platform.web.BodyLimitFilter;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -13,7 +13,7 @@ import com.acme.catalog.contracts.FailureText;
 import com.acme.catalog.contracts.UuidV7;
 import com.acme.catalog.contracts.evidence.RetentionRunSummary;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
-import com.acme.catalog.contracts.web.TransientDatabaseFailure;
+import com.acme.catalog.platform.web.TransientDatabaseFailure;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

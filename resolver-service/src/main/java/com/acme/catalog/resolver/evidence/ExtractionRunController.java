@@ -3,9 +3,9 @@ package com.acme.catalog.resolver.evidence;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.evidence.ExtractionRunCreated;
 import com.acme.catalog.contracts.evidence.ExtractionRunRequest;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

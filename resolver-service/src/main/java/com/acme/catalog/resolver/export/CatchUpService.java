@@ -3,7 +3,7 @@ package com.acme.catalog.resolver.export;
 import java.util.List;
 import java.util.UUID;
 
-import com.acme.catalog.contracts.db.Snapshots;
+import com.acme.catalog.platform.db.Snapshots;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.ChainDigestAt;

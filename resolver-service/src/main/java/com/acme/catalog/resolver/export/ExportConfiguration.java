@@ -1,6 +1,6 @@
 package com.acme.catalog.resolver.export;
 
-import com.acme.catalog.contracts.objectstore.ObjectStoreConfiguration;
+import com.acme.catalog.platform.objectstore.ObjectStoreConfiguration;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Configuration;

@@ -9,9 +9,9 @@ import com.acme.catalog.contracts.export.ExportRequest;
 import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.export.ExportView;
 import com.acme.catalog.contracts.json.StrictJson;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.resolver.export.ExportRepository.ExportRow;
 import com.acme.catalog.resolver.retention.RetentionService;
 

@@ -10,7 +10,6 @@ import com.acme.catalog.resolver.export.ExportRepository.Retired;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
@@ -43,7 +42,7 @@ class ExportHousekeeping {
         }
     }
 
-    @Scheduled(fixedDelayString = "${export.sweep-interval:PT30S}", initialDelayString = "${export.sweep-interval:PT30S}")
+    /** Fails every RUNNING export whose instance stopped heartbeating and deletes its objects ({@link ExportSweepScheduler}). */
     void failStaleExports() {
         for (Retired r : exports.failStale(properties.staleAfter())) {
             log.warn("export {} FAILED: its instance stopped heartbeating for {}; deleting its objects",

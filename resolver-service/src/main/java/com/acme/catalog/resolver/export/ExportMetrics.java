@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.ExportStatus;
-import com.acme.catalog.contracts.metrics.TenantTags;
+import com.acme.catalog.platform.metrics.TenantTags;
 import com.acme.catalog.resolver.stream.StreamMeters;
 
 import io.micrometer.core.instrument.MeterRegistry;

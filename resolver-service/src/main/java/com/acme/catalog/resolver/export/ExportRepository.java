@@ -22,17 +22,17 @@ import org.springframework.stereotype.Repository;
 @Repository
 class ExportRepository {
 
-    private static final String COLUMNS = """
-            export_id, tenant, catalog, lease_id, epoch, status, cursor, chain_digest, object_prefix, manifest_key,
-            error, phase, rows_written, bytes_written, requested_by, created_at, heartbeat_at, finished_at, retired_at,
-            permanent
-            """;
     private static final String SQL_INSERT = """
             INSERT INTO snapshot_export (export_id, tenant, catalog, lease_id, epoch, status, object_prefix,
                                          requested_by, instance)
             VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?)
             """;
-    private static final String SQL_FIND = "SELECT " + COLUMNS + " FROM snapshot_export WHERE export_id = ?";
+    private static final String SQL_FIND = """
+            SELECT export_id, tenant, catalog, lease_id, epoch, status, cursor, chain_digest, object_prefix,
+                   manifest_key, error, phase, rows_written, bytes_written, requested_by, created_at, heartbeat_at,
+                   finished_at, retired_at, permanent
+              FROM snapshot_export WHERE export_id = ?
+            """;
     private static final String SQL_PROGRESS = """
             UPDATE snapshot_export
                SET phase = ?, rows_written = ?, bytes_written = ?, heartbeat_at = clock_timestamp()

@@ -19,7 +19,7 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.UuidV7;
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.objectstore.ObjectStore;
 import com.acme.catalog.resolver.export.ExportRepository.ExportRow;

@@ -1,11 +1,11 @@
 package com.acme.catalog.resolver.export;
 
-import com.acme.catalog.contracts.db.Snapshots;
+import com.acme.catalog.platform.db.Snapshots;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.ChecksumAnswer;
 import com.acme.catalog.contracts.checksum.ChecksumProfile;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.resolver.stream.Cursor;
 import com.acme.catalog.resolver.stream.CursorRepository;
 

@@ -6,7 +6,7 @@ import javax.sql.DataSource;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.checksum.ChecksumProfile;
-import com.acme.catalog.contracts.checksum.ChecksumQuery;
+import com.acme.catalog.platform.checksum.ChecksumQuery;
 import com.acme.catalog.contracts.checksum.PublicViewChecksum;
 import com.acme.catalog.contracts.checksum.AcceptedStateChecksum.TableChecksum;
 

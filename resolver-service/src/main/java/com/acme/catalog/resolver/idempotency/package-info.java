@@ -1,5 +1,5 @@
 /**
- * Idempotency keys of writes (issue 31 item 2, docs/writes.md "Idempotent writes"): the {@code Idempotency-Key}
+ * Idempotency keys of writes (docs/writes.md "Idempotent writes"): the {@code Idempotency-Key}
  * header as a value ({@link com.acme.catalog.resolver.idempotency.IdempotencyKey}), with the fingerprint of the
  * request it came with; the claim of a key by writes that take no cursor lock
  * ({@link com.acme.catalog.resolver.idempotency.KeyClaims}); the key window and the pruner that deletes keys older

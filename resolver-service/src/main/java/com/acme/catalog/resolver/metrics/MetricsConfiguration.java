@@ -1,17 +1,18 @@
 package com.acme.catalog.resolver.metrics;
 
-import com.acme.catalog.contracts.metrics.TenantTags;
+import com.acme.catalog.platform.metrics.TenantTags;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+/** Binds {@code resolver.metrics.*} and makes the {@link TenantTags} every per-instance meter uses. */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(MetricsProperties.class)
 class MetricsConfiguration {
 
     @Bean
     TenantTags tenantTags(MetricsProperties properties) {
-        return properties.perTenant() ? TenantTags.byTenant() : TenantTags.perInstance();
+        return TenantTags.from(properties.perTenant());
     }
 }

@@ -9,6 +9,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import com.acme.catalog.platform.concurrent.DaemonThreads;
+
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -16,21 +18,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Holds one dedicated connection that LISTENs on {@value #CHANNEL} (notified by every cursor advance, delivered by
- * PostgreSQL at commit, with the payload {@code tenant/catalog/epoch}) and hands the payloads to the relay; an
- * empty set means "anything may have been committed" (after a (re)connect). Notifications may be lost across
- * reconnects; the relay's poll is the safety net.
+ * PostgreSQL at commit, with the payload {@code tenant/catalog/epoch}) and hands the payloads to the relay, on a
+ * daemon thread of its own ({@code relay-listener}); an empty set means "anything may have been committed" (after a
+ * (re)connect). Notifications may be lost across reconnects; the relay's poll is the safety net.
  */
-final class CommitListener implements Runnable {
+final class CommitListener {
 
     static final String CHANNEL = RelayWakeUp.CHANNEL;
     private static final Logger log = LoggerFactory.getLogger(CommitListener.class);
 
     private final String url;
     private final Properties credentials;
-    private final Consumer<Set<String>> wake;
-    private volatile boolean running = true;
+    private volatile boolean running;
 
-    CommitListener(String url, String user, String password, Consumer<Set<String>> wake) {
+    CommitListener(String url, String user, String password) {
         this.url = url;
         this.credentials = new Properties();
         if (user != null) {
@@ -39,11 +40,15 @@ final class CommitListener implements Runnable {
         if (password != null) {
             credentials.setProperty("password", password);
         }
-        this.wake = wake;
     }
 
-    @Override
-    public void run() {
+    /** Starts listening, handing each set of payloads to {@code wake}, until {@link #stop}. */
+    void start(Consumer<Set<String>> wake) {
+        running = true;
+        DaemonThreads.newThread(() -> listen(wake), "relay-listener").start();
+    }
+
+    private void listen(Consumer<Set<String>> wake) {
         while (running) {
             try (Connection c = DriverManager.getConnection(url, credentials)) {
                 try (Statement s = c.createStatement()) {
@@ -70,6 +75,7 @@ final class CommitListener implements Runnable {
         }
     }
 
+    /** Stops listening within half a second (the wait for notifications); the connection is then closed. */
     void stop() {
         running = false;
     }

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.JsonLimits;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
+import com.acme.catalog.platform.concurrent.DaemonThreads;
 import com.acme.catalog.resolver.outbox.DeliveryFraming.Frame;
 import com.acme.catalog.resolver.outbox.DeliveryOutcome.Delivered;
 import com.acme.catalog.resolver.outbox.DeliveryOutcome.Failure;
@@ -26,7 +26,6 @@ import com.acme.catalog.resolver.outbox.RelayRepository.Due;
 import com.acme.catalog.resolver.outbox.RelayRepository.Event;
 import com.acme.catalog.resolver.outbox.RelayRepository.StreamEpoch;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -51,10 +50,10 @@ class OutboxRelay implements SmartLifecycle {
     private final RelayRepository repo;
     private final RelayGate gate;
     private final RelayProperties props;
-    private final HikariDataSource dataSource;
     private final DeliveryFraming framing;
     private final DeliveryClient client;
     private final PublishTicker publisher;
+    private final CommitListener listener;
     private final String instance = "relay-" + UUID.randomUUID();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final Object signal = new Object();
@@ -78,18 +77,16 @@ class OutboxRelay implements SmartLifecycle {
     private ThreadPoolExecutor workers;
     private ScheduledExecutorService retryTimer;
     private Thread dispatcher;
-    private Thread listenerThread;
-    private CommitListener listener;
 
-    OutboxRelay(RelayRepository repo, RelayProperties props, HikariDataSource dataSource, MeterRegistry registry,
-            RelayGate gate, DeliveryUrlAllowlist allowlist) {
+    OutboxRelay(RelayRepository repo, RelayProperties props, RelayGate gate, DeliveryFraming framing,
+            DeliveryClient client, PublishTicker publisher, CommitListener listener, MeterRegistry registry) {
         this.repo = repo;
         this.gate = gate;
         this.props = props;
-        this.dataSource = dataSource;
-        this.framing = new DeliveryFraming(props.batchBytes(), props.token());
-        this.client = new DeliveryClient(framing, allowlist, props.timeout(), registry);
-        this.publisher = new PublishTicker(repo, props.publishInterval(), props.pollInterval());
+        this.framing = framing;
+        this.client = client;
+        this.publisher = publisher;
+        this.listener = listener;
         this.failedDeliveries = Counter.builder("resolver.relay.failed.deliveries")
                 .description("deliveries that failed and were scheduled for retry").register(registry);
         this.oversizedEvents = Counter.builder("resolver.relay.oversized.events")
@@ -115,10 +112,7 @@ class OutboxRelay implements SmartLifecycle {
         int n = Math.max(1, props.workers());
         workers = new ThreadPoolExecutor(n, n, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named("relay-delivery"));
-        listener = new CommitListener(dataSource.getJdbcUrl(), dataSource.getUsername(), dataSource.getPassword(),
-                this::committed);
-        listenerThread = DaemonThreads.newThread(listener, "relay-listener");
-        listenerThread.start();
+        listener.start(this::committed);
         dispatcher = DaemonThreads.newThread(this::dispatchLoop, "relay-dispatcher");
         dispatcher.start();
     }

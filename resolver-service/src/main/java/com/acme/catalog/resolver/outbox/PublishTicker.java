@@ -11,10 +11,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import com.acme.catalog.platform.concurrent.PeriodicTasks;
 import com.acme.catalog.resolver.outbox.RelayRepository.Head;
 import com.acme.catalog.resolver.outbox.RelayRepository.Published;
 import com.acme.catalog.resolver.outbox.RelayRepository.StreamEpoch;
-import com.acme.catalog.resolver.periodic.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -2,7 +2,7 @@ package com.acme.catalog.resolver.outbox;
 
 import java.time.Duration;
 
-import com.acme.catalog.contracts.retry.BackoffPolicy;
+import com.acme.catalog.platform.retry.BackoffPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;

@@ -10,6 +10,7 @@ import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
+import com.acme.catalog.platform.sql.BoundSql;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -31,12 +32,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 class RelayRepository {
 
     /**
-     * Push consumers behind their stream's head whose backoff has passed and whom nobody else holds, of streams no
-     * bootstrap import holds (its fence's session holding the import lock, V34) and not moved away (V35); the first
-     * {@code %s} narrows the streams (empty: all), the second is the maintenance switch. The row's
+     * Push consumers of open, not rolled back stream epochs that no bootstrap import holds (its fence's session
+     * holding the import lock) and that were not moved away, and how far each was delivered. The row's
      * {@code import_pid} is tested first: the fence function runs only for a row that names a fence.
      */
-    private static final String DUE = """
+    private static final String DUE_FROM = """
             SELECT c.consumer_id, c.tenant, c.catalog, c.epoch, c.delivery_url,
                    GREATEST(coalesce(d.delivered_through, 0), c.durable_position) AS delivered, cur.position AS head
               FROM retention_consumer c
@@ -44,68 +44,105 @@ class RelayRepository {
                                     AND cur.fenced_at IS NULL
               LEFT JOIN relay_delivery d ON d.consumer_id = c.consumer_id AND d.tenant = c.tenant
                                         AND d.catalog = c.catalog AND d.epoch = c.epoch
-             WHERE c.delivery_url IS NOT NULL AND cur.rolled_back_at IS NULL %s AND NOT (%s)
+             WHERE c.delivery_url IS NOT NULL AND cur.rolled_back_at IS NULL
                AND (cur.import_pid IS NULL OR NOT import_fence_held(cur.import_pid, cur.tenant, cur.catalog))
                AND cur.move_state IS DISTINCT FROM 'MOVED'
-               AND cur.position > GREATEST(coalesce(d.delivered_through, 0), c.durable_position)
-               AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= clock_timestamp())
-               AND (d.claim_until IS NULL OR d.claim_until < clock_timestamp() OR d.claimed_by = ?)
-             ORDER BY c.tenant, c.catalog, c.consumer_id
-             LIMIT ?
             """;
+    /** Only the named stream epochs. */
+    private static final String DUE_NAMED = """
+               AND (c.tenant, c.catalog, c.epoch) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]))
+            """;
+    /** Behind their stream's head, backoff passed, held by nobody else, outside maintenance. */
+    private static final BoundSql<DueQuery> DUE_WHERE = BoundSql.<DueQuery>builder()
+            .sql("   AND NOT (").sql(MaintenanceSwitch.SQL_ENABLED).sql("""
+                    )
+                       AND cur.position > GREATEST(coalesce(d.delivered_through, 0), c.durable_position)
+                       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= clock_timestamp())
+                       AND (d.claim_until IS NULL OR d.claim_until < clock_timestamp() OR d.claimed_by = ?)
+                     ORDER BY c.tenant, c.catalog, c.consumer_id
+                     LIMIT ?
+                    """, DueQuery::instance, DueQuery::limit)
+            .build();
     /** Every stream's due consumers: the safety net (poll, retries, lost notifications). */
-    private static final String SQL_DUE = DUE.formatted("", MaintenanceSwitch.SQL_ENABLED);
+    private static final BoundSql<DueQuery> DUE = BoundSql.<DueQuery>builder()
+            .sql(DUE_FROM)
+            .include(DUE_WHERE, q -> q)
+            .build();
     /**
      * The due consumers of the named stream epochs only (those a commit notification named): a write costs a look at
-     * its own stream, not at every stream. Parameters: tenants, catalogs, epochs, instance, limit.
+     * its own stream, not at every stream.
      */
-    private static final String SQL_DUE_FOR = DUE.formatted("""
-            AND (c.tenant, c.catalog, c.epoch) IN (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]))""",
-            MaintenanceSwitch.SQL_ENABLED);
+    private static final BoundSql<DueQuery> DUE_FOR = BoundSql.<DueQuery>builder()
+            .sql(DUE_FROM)
+            .sql(DUE_NAMED, q -> q.streams().stream().map(s -> s.stream().tenant()).toArray(String[]::new),
+                    q -> q.streams().stream().map(s -> s.stream().catalog()).toArray(String[]::new),
+                    q -> q.streams().stream().map(StreamEpoch::epoch).toArray(Long[]::new))
+            .include(DUE_WHERE, q -> q)
+            .build();
     /**
      * The fence of every read of events to deliver, checked in the statement that reads them (docs/epochs.md): the
      * (stream, epoch) cursor is open (a rotation fences it, whichever instance rotated), carries no rollback mark, no
      * held import fence (docs/bootstrap-import.md) and no completed move (docs/runbooks/move-stream.md), and the
-     * resolver is not in maintenance. Parameters: tenant, catalog, epoch.
+     * resolver is not in maintenance.
      */
-    private static final String RELAYABLE = """
-            EXISTS (SELECT 1 FROM stream_cursor k WHERE k.tenant = ? AND k.catalog = ? AND k.epoch = ?
-                                                    AND k.fenced_at IS NULL AND k.rolled_back_at IS NULL
-                                                    AND (k.import_pid IS NULL
-                                                         OR NOT import_fence_held(k.import_pid, k.tenant, k.catalog))
-                                                    AND k.move_state IS DISTINCT FROM 'MOVED')
-               AND NOT (%s)""".formatted(MaintenanceSwitch.SQL_ENABLED);
+    private static final BoundSql<StreamEpoch> RELAYABLE = BoundSql.<StreamEpoch>builder()
+            .sql("""
+                    EXISTS (SELECT 1 FROM stream_cursor k WHERE k.tenant = ? AND k.catalog = ? AND k.epoch = ?
+                                                            AND k.fenced_at IS NULL AND k.rolled_back_at IS NULL
+                                                            AND (k.import_pid IS NULL
+                                                                 OR NOT import_fence_held(k.import_pid, k.tenant,
+                                                                                          k.catalog))
+                                                            AND k.move_state IS DISTINCT FROM 'MOVED')
+                       AND NOT (""", s -> s.stream().tenant(), s -> s.stream().catalog(), StreamEpoch::epoch)
+            .sql(MaintenanceSwitch.SQL_ENABLED).sql(")")
+            .build();
     /** Prefixed to each bookkeeping statement: one round trip, then the commit. */
     private static final String SQL_ASYNC_COMMIT = "SET LOCAL synchronous_commit = off;\n";
     /**
      * The claim and, when it was taken, the first batch after the delivery cursor, in one statement: always one row
      * with {@code taken}, then the event columns (null when there is none or the claim was not taken).
      */
-    private static final String SQL_CLAIM_AND_READ = """
-            WITH claim AS (
-                INSERT INTO relay_delivery (consumer_id, tenant, catalog, epoch, claimed_by, claim_until)
-                VALUES (?, ?, ?, ?, ?, clock_timestamp() + make_interval(secs => ?))
-                ON CONFLICT (consumer_id, tenant, catalog, epoch) DO UPDATE
-                   SET claimed_by = excluded.claimed_by, claim_until = excluded.claim_until
-                 WHERE relay_delivery.claim_until IS NULL OR relay_delivery.claim_until < clock_timestamp()
-                    OR relay_delivery.claimed_by = excluded.claimed_by
-                RETURNING 1
-            ), claimed AS (
-                SELECT count(*) > 0 AS taken FROM claim
-            )
-            SELECT c.taken, o.position, o.wire, o.chain_digest, o.occurred_at
-              FROM claimed c
-              LEFT JOIN LATERAL (SELECT position, wire, chain_digest, occurred_at FROM outbox
-                                  WHERE c.taken AND tenant = ? AND catalog = ? AND epoch = ? AND position > ?
-                                    AND %s
-                                  ORDER BY position LIMIT ?) o ON true
-             ORDER BY o.position
-            """.formatted(RELAYABLE);
-    private static final String SQL_EVENTS = """
-            SELECT position, wire, chain_digest, occurred_at FROM outbox
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND %s
-             ORDER BY position LIMIT ?
-            """.formatted(RELAYABLE);
+    private static final BoundSql<ClaimAndRead> CLAIM_AND_READ = BoundSql.<ClaimAndRead>builder()
+            .sql("""
+                    WITH claim AS (
+                        INSERT INTO relay_delivery (consumer_id, tenant, catalog, epoch, claimed_by, claim_until)
+                        VALUES (?, ?, ?, ?, ?, clock_timestamp() + make_interval(secs => ?))
+                        ON CONFLICT (consumer_id, tenant, catalog, epoch) DO UPDATE
+                           SET claimed_by = excluded.claimed_by, claim_until = excluded.claim_until
+                         WHERE relay_delivery.claim_until IS NULL OR relay_delivery.claim_until < clock_timestamp()
+                            OR relay_delivery.claimed_by = excluded.claimed_by
+                        RETURNING 1
+                    ), claimed AS (
+                        SELECT count(*) > 0 AS taken FROM claim
+                    )
+                    SELECT c.taken, o.position, o.wire, o.chain_digest, o.occurred_at
+                      FROM claimed c
+                      LEFT JOIN LATERAL (SELECT position, wire, chain_digest, occurred_at FROM outbox
+                                          WHERE c.taken AND tenant = ? AND catalog = ? AND epoch = ? AND position > ?
+                                            AND\s""", c -> c.due().consumerId(), c -> c.due().stream().tenant(),
+                    c -> c.due().stream().catalog(), c -> c.due().epoch(), ClaimAndRead::instance,
+                    ClaimAndRead::claimSeconds, c -> c.due().stream().tenant(), c -> c.due().stream().catalog(),
+                    c -> c.due().epoch(), ClaimAndRead::after)
+            .include(RELAYABLE, c -> new StreamEpoch(c.due().stream(), c.due().epoch()))
+            .sql("""
+
+                                          ORDER BY position LIMIT ?) o ON true
+                     ORDER BY o.position
+                    """, ClaimAndRead::limit)
+            .build();
+    /** The next batch after a position, read only while the stream epoch is relayable. */
+    private static final BoundSql<Batch> EVENTS = BoundSql.<Batch>builder()
+            .sql("""
+                    SELECT position, wire, chain_digest, occurred_at FROM outbox
+                     WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND\s""",
+                    b -> b.stream().stream().tenant(), b -> b.stream().stream().catalog(), b -> b.stream().epoch(),
+                    Batch::after)
+            .include(RELAYABLE, Batch::stream)
+            .sql("""
+
+                     ORDER BY position LIMIT ?
+                    """, Batch::limit)
+            .build();
     /**
      * Advances the delivery cursor. The claim is kept (and extended) while the outbox holds more events after
      * {@code through}, so the holder goes straight on to the next batch; once caught up it is released.
@@ -191,16 +228,14 @@ class RelayRepository {
     }
 
     List<Due> due(String instance, int limit) {
-        return jdbc.sql(SQL_DUE).params(instance, limit).query(RelayRepository::due).list();
+        DueQuery q = new DueQuery(List.of(), instance, limit);
+        return jdbc.sql(DUE.sql()).params(DUE.params(q)).query(RelayRepository::due).list();
     }
 
     /** {@link #due} of {@code streams} only. */
     List<Due> dueFor(Collection<StreamEpoch> streams, String instance, int limit) {
-        return jdbc.sql(SQL_DUE_FOR).params(
-                streams.stream().map(s -> s.stream().tenant()).toArray(String[]::new),
-                streams.stream().map(s -> s.stream().catalog()).toArray(String[]::new),
-                streams.stream().map(StreamEpoch::epoch).toArray(Long[]::new), instance, limit)
-                .query(RelayRepository::due).list();
+        DueQuery q = new DueQuery(List.copyOf(streams), instance, limit);
+        return jdbc.sql(DUE_FOR.sql()).params(DUE_FOR.params(q)).query(RelayRepository::due).list();
     }
 
     /**
@@ -209,8 +244,7 @@ class RelayRepository {
      * @return empty when another instance holds the claim; otherwise the events (possibly none)
      */
     Optional<List<Event>> claimAndRead(Due d, String instance, long claimSeconds, long after, int limit) {
-        StreamId s = d.stream();
-        return asyncCommit(SQL_CLAIM_AND_READ, rs -> {
+        return asyncCommit(CLAIM_AND_READ.sql(), rs -> {
             List<Event> events = new ArrayList<>();
             boolean taken = false;
             while (rs.next()) {
@@ -221,14 +255,12 @@ class RelayRepository {
                 }
             }
             return taken ? Optional.of(events) : Optional.<List<Event>>empty();
-        }, d.consumerId(), s.tenant(), s.catalog(), d.epoch(), instance, claimSeconds, s.tenant(), s.catalog(),
-                d.epoch(), after, s.tenant(), s.catalog(), d.epoch(), limit);
+        }, CLAIM_AND_READ.params(new ClaimAndRead(d, instance, claimSeconds, after, limit)));
     }
 
     /** The next batch after {@code after}; none once the epoch is fenced, rolled back or in maintenance. */
     List<Event> events(StreamId s, long epoch, long after, int limit) {
-        return jdbc.sql(SQL_EVENTS).params(s.tenant(), s.catalog(), epoch, after, s.tenant(), s.catalog(), epoch,
-                        limit)
+        return jdbc.sql(EVENTS.sql()).params(EVENTS.params(new Batch(new StreamEpoch(s, epoch), after, limit)))
                 .query((rs, n) -> new Event(rs.getLong(1), rs.getString(2), rs.getString(3),
                         rs.getTimestamp(4).toInstant())).list();
     }
@@ -326,6 +358,18 @@ class RelayRepository {
     }
 
     record StreamEpoch(StreamId stream, long epoch) {
+    }
+
+    /** The parameters of a due-consumers query: the stream epochs to look at (for {@link #DUE_FOR}), who asks. */
+    private record DueQuery(List<StreamEpoch> streams, String instance, int limit) {
+    }
+
+    /** The parameters of {@link #CLAIM_AND_READ}. */
+    private record ClaimAndRead(Due due, String instance, long claimSeconds, long after, int limit) {
+    }
+
+    /** The parameters of {@link #EVENTS}. */
+    private record Batch(StreamEpoch stream, long after, int limit) {
     }
 
     /** A stream epoch and its cursor position. */

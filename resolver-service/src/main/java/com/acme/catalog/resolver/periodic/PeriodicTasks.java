@@ -1,78 +1,48 @@
 package com.acme.catalog.resolver.periodic;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import com.acme.catalog.contracts.concurrent.DaemonThreads;
-
 /**
- * A scheduler's background tasks on daemon threads of its own ({@link DaemonThreads}): each periodic task runs at
- * a fixed delay after the end of its previous run, so a long run never overlaps the next; a run that throws hands
- * the exception to the owner's {@code onFailure} (which logs it in the owner's words) and the next run comes as
- * scheduled. Made at the owner's start, stopped at its stop; a stopped instance runs nothing more.
+ * The resolver's old name of {@link com.acme.catalog.platform.concurrent.PeriodicTasks}, which both services now
+ * share: every call goes to it. Kept only while {@code epoch/EpochScheduler} and
+ * {@code evidence/EvidenceRetentionScheduler} still import it; delete this package when they import the shared class.
  */
 public final class PeriodicTasks {
 
-    private final ScheduledExecutorService executor;
+    private final com.acme.catalog.platform.concurrent.PeriodicTasks tasks;
 
-    private PeriodicTasks(ScheduledExecutorService executor) {
-        this.executor = executor;
+    private PeriodicTasks(com.acme.catalog.platform.concurrent.PeriodicTasks tasks) {
+        this.tasks = tasks;
     }
 
-    /** @return tasks that share one thread named {@code name}: a run waits for any other task's run to end */
+    /** @see com.acme.catalog.platform.concurrent.PeriodicTasks#onThread */
     public static PeriodicTasks onThread(String name) {
-        return new PeriodicTasks(Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name)));
+        return new PeriodicTasks(com.acme.catalog.platform.concurrent.PeriodicTasks.onThread(name));
     }
 
-    /** @return tasks on {@code threads} threads named {@code prefix-1}, {@code prefix-2}, … */
+    /** @see com.acme.catalog.platform.concurrent.PeriodicTasks#onThreads */
     public static PeriodicTasks onThreads(String prefix, int threads) {
-        return new PeriodicTasks(Executors.newScheduledThreadPool(threads, DaemonThreads.numbered(prefix)));
+        return new PeriodicTasks(com.acme.catalog.platform.concurrent.PeriodicTasks.onThreads(prefix, threads));
     }
 
-    /** Runs {@code task} every {@code interval}, the first time one interval from now. */
+    /** @see com.acme.catalog.platform.concurrent.PeriodicTasks#every(Duration, Runnable, Consumer) */
     public void every(Duration interval, Runnable task, Consumer<RuntimeException> onFailure) {
-        every(interval, interval, task, onFailure);
+        tasks.every(interval, task, onFailure);
     }
 
-    /**
-     * Runs {@code task} {@code first} from now, then {@code interval} after the end of each run.
-     *
-     * @throws IllegalArgumentException when the interval is under a millisecond
-     */
+    /** @see com.acme.catalog.platform.concurrent.PeriodicTasks#every(Duration, Duration, Runnable, Consumer) */
     public void every(Duration first, Duration interval, Runnable task, Consumer<RuntimeException> onFailure) {
-        executor.scheduleWithFixedDelay(guarded(task, onFailure), first.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        tasks.every(first, interval, task, onFailure);
     }
 
-    /** @return whether {@code task} will run once, as soon as a thread is free; false once stopped */
+    /** @see com.acme.catalog.platform.concurrent.PeriodicTasks#runSoon */
     public boolean runSoon(Runnable task, Consumer<RuntimeException> onFailure) {
-        try {
-            executor.execute(guarded(task, onFailure));
-            return true;
-        } catch (RejectedExecutionException stopped) {
-            return false;
-        }
+        return tasks.runSoon(task, onFailure);
     }
 
-    /**
-     * Interrupts the running tasks, runs no more and waits up to {@code wait} for a run in progress to end (a task in
-     * a database statement ends when the statement does). An interrupt of the stopping thread is kept.
-     */
+    /** @see com.acme.catalog.platform.concurrent.PeriodicTasks#stop */
     public void stop(Duration wait) {
-        DaemonThreads.stop(executor, wait);
-    }
-
-    private static Runnable guarded(Runnable task, Consumer<RuntimeException> onFailure) {
-        return () -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                onFailure.accept(e);
-            }
-        };
+        tasks.stop(wait);
     }
 }

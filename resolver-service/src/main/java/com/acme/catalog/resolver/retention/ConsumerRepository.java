@@ -18,18 +18,21 @@ import org.springframework.stereotype.Repository;
 @Repository
 class ConsumerRepository {
 
-    private static final String COLUMNS = """
-            consumer_id, tenant, catalog, epoch, durable_position, delivery_url, registered_by, registered_at,
-            progress_at
+    // the three reads answer the columns row() reads
+    private static final String SQL_FIND = """
+            SELECT consumer_id, tenant, catalog, epoch, durable_position, delivery_url, registered_by, registered_at,
+                   progress_at
+              FROM retention_consumer WHERE consumer_id = ? AND tenant = ? AND catalog = ?
             """;
-    private static final String SQL_FIND = "SELECT " + COLUMNS + """
-             FROM retention_consumer WHERE consumer_id = ? AND tenant = ? AND catalog = ?
+    private static final String SQL_FIND_BY_ID = """
+            SELECT consumer_id, tenant, catalog, epoch, durable_position, delivery_url, registered_by, registered_at,
+                   progress_at
+              FROM retention_consumer WHERE consumer_id = ? ORDER BY tenant, catalog
             """;
-    private static final String SQL_FIND_BY_ID = "SELECT " + COLUMNS + """
-             FROM retention_consumer WHERE consumer_id = ? ORDER BY tenant, catalog
-            """;
-    private static final String SQL_FOR_STREAM = "SELECT " + COLUMNS + """
-             FROM retention_consumer WHERE tenant = ? AND catalog = ? ORDER BY consumer_id
+    private static final String SQL_FOR_STREAM = """
+            SELECT consumer_id, tenant, catalog, epoch, durable_position, delivery_url, registered_by, registered_at,
+                   progress_at
+              FROM retention_consumer WHERE tenant = ? AND catalog = ? ORDER BY consumer_id
             """;
     private static final String SQL_REGISTER = """
             INSERT INTO retention_consumer (consumer_id, tenant, catalog, epoch, durable_position, delivery_url,

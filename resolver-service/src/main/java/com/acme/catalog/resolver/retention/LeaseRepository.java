@@ -25,16 +25,17 @@ import org.springframework.stereotype.Repository;
 @Repository
 class LeaseRepository {
 
-    private static final String LEASE_COLUMNS = """
-            lease_id, tenant, catalog, epoch, pin, owner, created_by, created_at, expires_at, released_at,
-            (released_at IS NULL AND expires_at > clock_timestamp()) AS alive
-            """;
     private static final String SQL_INSERT = """
             INSERT INTO retention_lease (lease_id, tenant, catalog, epoch, pin, owner, created_by, expires_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, clock_timestamp() + make_interval(secs => ?))
             RETURNING expires_at
             """;
-    private static final String SQL_FIND = "SELECT " + LEASE_COLUMNS + " FROM retention_lease WHERE lease_id = ?";
+    // the two reads answer the columns row() reads
+    private static final String SQL_FIND = """
+            SELECT lease_id, tenant, catalog, epoch, pin, owner, created_by, created_at, expires_at, released_at,
+                   (released_at IS NULL AND expires_at > clock_timestamp()) AS alive
+              FROM retention_lease WHERE lease_id = ?
+            """;
     private static final String SQL_RENEW = """
             UPDATE retention_lease
                SET expires_at = clock_timestamp() + make_interval(secs => ?), renewed_at = clock_timestamp()
@@ -54,8 +55,10 @@ class LeaseRepository {
             SELECT min(pin) FROM retention_lease
              WHERE tenant = ? AND catalog = ? AND epoch = ? AND released_at IS NULL AND expires_at > clock_timestamp()
             """;
-    private static final String SQL_LIVE = "SELECT " + LEASE_COLUMNS + """
-             FROM retention_lease
+    private static final String SQL_LIVE = """
+            SELECT lease_id, tenant, catalog, epoch, pin, owner, created_by, created_at, expires_at, released_at,
+                   (released_at IS NULL AND expires_at > clock_timestamp()) AS alive
+              FROM retention_lease
              WHERE tenant = ? AND catalog = ? AND epoch = ? AND released_at IS NULL AND expires_at > clock_timestamp()
              ORDER BY pin, lease_id
             """;

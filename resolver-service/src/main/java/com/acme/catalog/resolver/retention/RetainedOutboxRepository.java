@@ -6,6 +6,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.platform.sql.BoundSql;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -18,9 +19,10 @@ import org.springframework.stereotype.Repository;
 class RetainedOutboxRepository {
 
     /** The watermark: every position at or below it is published (one probe of the batch log's key). */
-    private static final String WATERMARK = """
+    private static final BoundSql<Scope> WATERMARK = BoundSql.<Scope>builder().sql("""
             coalesce((SELECT max(w.through) FROM outbox_publish w
-                       WHERE w.tenant = ? AND w.catalog = ? AND w.epoch = ?), 0)""";
+                       WHERE w.tenant = ? AND w.catalog = ? AND w.epoch = ?), 0)""", Scope::tenant, Scope::catalog,
+            Scope::epoch).build();
     /**
      * The ripe limit: every position at or below it was published at least min-age ago by the database clock. A
      * position was published by the first batch whose {@code through} reaches it, so the ripe prefix ends at the
@@ -32,9 +34,8 @@ class RetainedOutboxRepository {
      * last min-age, not by the backlog a blocked pruner leaves (measured on 432,000 batches of a day: 188 ms before,
      * 13 ms with the index). {@code statement_timestamp()} rather than {@code clock_timestamp()} so the cutoff is an
      * index bound; it is the earlier of the two, so no row counts ripe sooner.
-     * Parameters: tenant, catalog, epoch, tenant, catalog, epoch, min-age seconds.
      */
-    static final String RIPE_LIMIT = """
+    static final BoundSql<Scope> RIPE_LIMIT = BoundSql.<Scope>builder().sql("""
             coalesce((SELECT max(w.through) FROM outbox_publish w
                        WHERE w.tenant = ? AND w.catalog = ? AND w.epoch = ?
                          AND w.through < coalesce((SELECT min(u.through)
@@ -43,41 +44,57 @@ class RetainedOutboxRepository {
                                                               AND published_at
                                                                   > statement_timestamp() - make_interval(secs => ?)
                                                            OFFSET 0) u),
-                                                  9223372036854775807)), 0)""";
+                                                  9223372036854775807)), 0)""", Scope::tenant, Scope::catalog,
+            Scope::epoch, Scope::tenant, Scope::catalog, Scope::epoch, Scope::minAgeSeconds).build();
     /*
      * One ordered pass over the rows above P (through an upper bound): expected is the position a gapless
      * prefix would have at that row, so the first row whose position differs marks a gap; "ripe" rows are
      * at or below the ripe limit (published at least min-age ago by the database clock). The prunable prefix ends
      * just before the first gap or unripe row.
      */
-    private static final String SQL_SCAN = """
-            SELECT count(*) AS retained,
-                   min(expected) FILTER (WHERE position <> expected) AS first_missing,
-                   min(position) FILTER (WHERE position > m.watermark) AS first_unpublished,
-                   min(expected - 1) FILTER (WHERE position <> expected OR position > m.ripe) AS ripe_stop
-              FROM (SELECT %s AS watermark, %s AS ripe) m,
-                   LATERAL (SELECT position, ? + row_number() OVER (ORDER BY position) AS expected
-                              FROM outbox
-                             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?) t
-            """.formatted(WATERMARK, RIPE_LIMIT);
+    private static final BoundSql<Range> SCAN = BoundSql.<Range>builder()
+            .sql("""
+                    SELECT count(*) AS retained,
+                           min(expected) FILTER (WHERE position <> expected) AS first_missing,
+                           min(position) FILTER (WHERE position > m.watermark) AS first_unpublished,
+                           min(expected - 1) FILTER (WHERE position <> expected OR position > m.ripe) AS ripe_stop
+                      FROM (SELECT\s""")
+            .include(WATERMARK, Range::scope).sql(" AS watermark, ").include(RIPE_LIMIT, Range::scope)
+            .sql("""
+                     AS ripe) m,
+                           LATERAL (SELECT position, ? + row_number() OVER (ORDER BY position) AS expected
+                                      FROM outbox
+                                     WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?) t
+                    """, Range::after, r -> r.scope().tenant(), r -> r.scope().catalog(), r -> r.scope().epoch(),
+                    Range::after, Range::through)
+            .build();
     private static final String SQL_EVENT_ID = """
             SELECT event_id FROM outbox WHERE tenant = ? AND catalog = ? AND epoch = ? AND position = ?
             """;
     /** The first retained row above the watermark (and above {@code after}): one probe of the primary key. */
-    private static final String SQL_FIRST_UNPUBLISHED = """
-            SELECT min(position) FROM outbox
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > GREATEST(?, %s)
-            """.formatted(WATERMARK);
+    private static final BoundSql<Range> FIRST_UNPUBLISHED = BoundSql.<Range>builder()
+            .sql("""
+                    SELECT min(position) FROM outbox
+                     WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > GREATEST(?,\s""",
+                    r -> r.scope().tenant(), r -> r.scope().catalog(), r -> r.scope().epoch(), Range::after)
+            .include(WATERMARK, Range::scope).sql(")")
+            .build();
     /**
-     * The first row in (after, through] that is not ripe (same test as {@link #SQL_SCAN}): one probe of the
+     * The first row in (after, through] that is not ripe (same test as {@link #SCAN}): one probe of the
      * primary key above the ripe limit.
      */
-    private static final String SQL_FIRST_UNRIPE = """
-            SELECT position FROM outbox
-             WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > GREATEST(?, %s) AND position <= ?
-             ORDER BY position
-             LIMIT 1
-            """.formatted(RIPE_LIMIT);
+    private static final BoundSql<Range> FIRST_UNRIPE = BoundSql.<Range>builder()
+            .sql("""
+                    SELECT position FROM outbox
+                     WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > GREATEST(?,\s""",
+                    r -> r.scope().tenant(), r -> r.scope().catalog(), r -> r.scope().epoch(), Range::after)
+            .include(RIPE_LIMIT, Range::scope)
+            .sql("""
+                    ) AND position <= ?
+                     ORDER BY position
+                     LIMIT 1
+                    """, Range::through)
+            .build();
     private static final String SQL_DELETE_RANGE = """
             DELETE FROM outbox WHERE tenant = ? AND catalog = ? AND epoch = ? AND position > ? AND position <= ?
             """;
@@ -99,9 +116,7 @@ class RetainedOutboxRepository {
 
     /** Scans the outbox rows of (s, epoch) in (p, upTo]. */
     Scan scan(StreamId s, long epoch, long p, long upTo, Duration minAge) {
-        return jdbc.sql(SQL_SCAN)
-                .params(s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch, s.tenant(), s.catalog(), epoch,
-                        minAge.toMillis() / 1000.0, p, s.tenant(), s.catalog(), epoch, p, upTo)
+        return jdbc.sql(SCAN.sql()).params(SCAN.params(new Range(new Scope(s, epoch, minAge), p, upTo)))
                 .query((rs, n) -> {
                     long retained = rs.getLong("retained");
                     long firstMissing = rs.getLong("first_missing");
@@ -121,8 +136,8 @@ class RetainedOutboxRepository {
 
     /** The first row of (s, epoch) above {@code after} and above the published watermark, if any. */
     OptionalLong firstUnpublished(StreamId s, long epoch, long after) {
-        return jdbc.sql(SQL_FIRST_UNPUBLISHED).params(s.tenant(), s.catalog(), epoch, after, s.tenant(), s.catalog(),
-                epoch).query((rs, n) -> {
+        Range r = new Range(new Scope(s, epoch, Duration.ZERO), after, after);
+        return jdbc.sql(FIRST_UNPUBLISHED.sql()).params(FIRST_UNPUBLISHED.params(r)).query((rs, n) -> {
             long first = rs.getLong(1);
             return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(first);
         }).single();
@@ -130,9 +145,8 @@ class RetainedOutboxRepository {
 
     /** The first row of (s, epoch) in (after, through] that is unpublished or published less than min-age ago. */
     OptionalLong firstUnripe(StreamId s, long epoch, long after, long through, Duration minAge) {
-        return jdbc.sql(SQL_FIRST_UNRIPE)
-                .params(s.tenant(), s.catalog(), epoch, after, s.tenant(), s.catalog(), epoch, s.tenant(),
-                        s.catalog(), epoch, minAge.toMillis() / 1000.0, through)
+        Range r = new Range(new Scope(s, epoch, minAge), after, through);
+        return jdbc.sql(FIRST_UNRIPE.sql()).params(FIRST_UNRIPE.params(r))
                 .query(Long.class).optional().map(OptionalLong::of).orElse(OptionalLong.empty());
     }
 
@@ -156,5 +170,26 @@ class RetainedOutboxRepository {
      * @param ripeThrough      the end of the gapless prefix from P+1 that is published and older than min-age
      */
     record Scan(long prunedThrough, long retained, Long firstMissing, Long firstUnpublished, long ripeThrough) {
+    }
+
+    /** One stream epoch, and how old a publish batch must be to count ripe. */
+    record Scope(StreamId stream, long epoch, Duration minAge) {
+
+        String tenant() {
+            return stream.tenant();
+        }
+
+        String catalog() {
+            return stream.catalog();
+        }
+
+        /** Min-age as PostgreSQL's {@code make_interval(secs => …)} takes it. */
+        double minAgeSeconds() {
+            return minAge.toMillis() / 1000.0;
+        }
+    }
+
+    /** The rows of a scope in (after, through]. */
+    private record Range(Scope scope, long after, long through) {
     }
 }

@@ -19,8 +19,12 @@ import org.springframework.stereotype.Repository;
 @Repository
 class SubscriptionRepository {
 
-    private static final String SQL_LOCK_SHARED = "SELECT id FROM retention_subscription_lock FOR SHARE";
-    private static final String SQL_LOCK_EXCLUSIVE = "SELECT id FROM retention_subscription_lock FOR UPDATE";
+    private static final String SQL_LOCK_SHARED = """
+            SELECT id FROM retention_subscription_lock FOR SHARE
+            """;
+    private static final String SQL_LOCK_EXCLUSIVE = """
+            SELECT id FROM retention_subscription_lock FOR UPDATE
+            """;
     /**
      * A registration of the stream's epoch for every subscription matching it: new rows at 0; a row of an older
      * epoch moves to this one at 0; a row of this epoch (registered by hand, or by the subscription already) stays.

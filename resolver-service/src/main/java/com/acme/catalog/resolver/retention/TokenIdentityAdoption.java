@@ -1,8 +1,9 @@
 package com.acme.catalog.resolver.retention;
 
+import java.util.List;
 import java.util.Map;
 
-import com.acme.catalog.contracts.web.SecurityTokens;
+import com.acme.catalog.platform.web.SecurityTokens;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,8 +25,23 @@ import org.springframework.transaction.support.TransactionTemplate;
 class TokenIdentityAdoption implements SmartInitializingSingleton {
 
     private static final Logger log = LoggerFactory.getLogger(TokenIdentityAdoption.class);
-    private static final String[] OWNER_COLUMNS = {
-        "retention_consumer.registered_by", "retention_lease.created_by", "snapshot_export.requested_by"};
+    private static final String SQL_LOCK = """
+            LOCK TABLE token_identity_adoption IN EXCLUSIVE MODE
+            """;
+    private static final String SQL_ADOPTED_BEFORE = """
+            SELECT count(*) FROM token_identity_adoption
+            """;
+    /** Every owner column, each statement moving one positional name to its identity: parameters identity, name. */
+    private static final List<String> SQL_ADOPT = List.of("""
+            UPDATE retention_consumer SET registered_by = ? WHERE registered_by = ?
+            """, """
+            UPDATE retention_lease SET created_by = ? WHERE created_by = ?
+            """, """
+            UPDATE snapshot_export SET requested_by = ? WHERE requested_by = ?
+            """);
+    private static final String SQL_RECORD = """
+            INSERT INTO token_identity_adoption (adopted) VALUES (?)
+            """;
 
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
@@ -48,19 +64,17 @@ class TokenIdentityAdoption implements SmartInitializingSingleton {
 
     /** @return rows adopted, or null when an earlier start adopted already */
     private Integer adopt() {
-        jdbc.sql("LOCK TABLE token_identity_adoption IN EXCLUSIVE MODE").update();
-        if (jdbc.sql("SELECT count(*) FROM token_identity_adoption").query(Integer.class).single() > 0) {
+        jdbc.sql(SQL_LOCK).update();
+        if (jdbc.sql(SQL_ADOPTED_BEFORE).query(Integer.class).single() > 0) {
             return null;
         }
         int n = 0;
         for (Map.Entry<String, String> e : tokens.positionalNames().entrySet()) {
-            for (String column : OWNER_COLUMNS) {
-                String[] tc = column.split("\\.");
-                n += jdbc.sql("UPDATE " + tc[0] + " SET " + tc[1] + " = ? WHERE " + tc[1] + " = ?")
-                        .params(e.getValue(), e.getKey()).update();
+            for (String adopt : SQL_ADOPT) {
+                n += jdbc.sql(adopt).params(e.getValue(), e.getKey()).update();
             }
         }
-        jdbc.sql("INSERT INTO token_identity_adoption (adopted) VALUES (?)").params(n).update();
+        jdbc.sql(SQL_RECORD).params(n).update();
         return n;
     }
 }

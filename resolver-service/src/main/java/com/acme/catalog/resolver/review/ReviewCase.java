@@ -11,6 +11,7 @@ import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.review.Verdict;
+import com.acme.catalog.platform.sql.BoundSql;
 
 /**
  * A review case with its claims and, once decided, its decision ({@link #decision} null while open).
@@ -26,16 +27,19 @@ record ReviewCase(UUID caseId, StreamId stream, String changesJson, List<UUID> c
             List<UUID> artifactIds) {
     }
 
-    /** The columns {@link #from} reads: the case {@code c}, its claims, its decision {@code d} and citations. */
-    static final String COLUMNS = """
-            c.case_id, c.tenant, c.catalog, c.changes::text AS changes, c.created_by, c.created_at,
+    /**
+     * The select list {@link #from} reads: the case {@code c}, its claims, its decision {@code d} and citations;
+     * the statements that read cases include it before their {@code FROM}.
+     */
+    static final BoundSql<Void> SELECT = BoundSql.<Void>builder().sql("""
+            SELECT c.case_id, c.tenant, c.catalog, c.changes::text AS changes, c.created_by, c.created_at,
             ARRAY(SELECT cc.claim_id FROM review_case_claim cc WHERE cc.case_id = c.case_id ORDER BY cc.ordinal)
                 AS claim_ids,
             d.decision_id, d.decision, d.reviewer, d.reason, d.decided_by, d.decided_at, d.epoch, d.first_position,
             d.last_position, d.transaction_id,
             ARRAY(SELECT dc.artifact_id FROM decision_citation dc WHERE dc.decision_id = d.decision_id
                    ORDER BY dc.artifact_id) AS artifact_ids
-            """;
+            """).build();
 
     static ReviewCase from(ResultSet rs, int row) throws SQLException {
         Decision decision = null;

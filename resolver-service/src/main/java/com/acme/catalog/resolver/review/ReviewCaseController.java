@@ -14,9 +14,9 @@ import com.acme.catalog.contracts.review.ReviewCaseCreated;
 import com.acme.catalog.contracts.review.ReviewCaseList;
 import com.acme.catalog.contracts.review.ReviewCaseRequest;
 import com.acme.catalog.contracts.review.ReviewCaseView;
-import com.acme.catalog.contracts.web.Access;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Access;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
 import io.swagger.v3.oas.annotations.Operation;

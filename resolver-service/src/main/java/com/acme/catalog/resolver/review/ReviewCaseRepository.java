@@ -6,6 +6,7 @@ import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.review.CaseStatus;
+import com.acme.catalog.platform.sql.BoundSql;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -21,19 +22,22 @@ class ReviewCaseRepository {
             INSERT INTO review_case_claim (case_id, claim_id, ordinal)
             SELECT ?, u.claim_id, u.n - 1 FROM unnest(?::uuid[]) WITH ORDINALITY AS u(claim_id, n)
             """;
-    private static final String SQL_FIND = "SELECT " + ReviewCase.COLUMNS + """
+    private static final BoundSql<Find> FIND = BoundSql.<Find>builder().include(ReviewCase.SELECT, f -> null).sql("""
               FROM review_case c LEFT JOIN review_decision d ON d.case_id = c.case_id
              WHERE c.case_id = ? AND c.tenant = ? AND c.catalog = ?
-            """;
+            """, Find::caseId, f -> f.stream().tenant(), f -> f.stream().catalog()).build();
     /** {@code status}: null for every case, else OPEN (no decision) or DECIDED; {@code after}: null from the start. */
-    private static final String SQL_LIST = "SELECT " + ReviewCase.COLUMNS + """
+    private static final BoundSql<Page> LIST = BoundSql.<Page>builder()
+            .param("tenant", p -> p.stream().tenant()).param("catalog", p -> p.stream().catalog())
+            .param("status", Page::status).param("after", Page::after).param("limit", Page::limit)
+            .include(ReviewCase.SELECT, p -> null).sql("""
               FROM review_case c LEFT JOIN review_decision d ON d.case_id = c.case_id
-             WHERE c.tenant = ? AND c.catalog = ?
-               AND (CAST(? AS text) IS NULL OR (CAST(? AS text) = 'OPEN') = (d.decision_id IS NULL))
-               AND (CAST(? AS uuid) IS NULL OR c.case_id > CAST(? AS uuid))
+             WHERE c.tenant = :tenant AND c.catalog = :catalog
+               AND (CAST(:status AS text) IS NULL OR (CAST(:status AS text) = 'OPEN') = (d.decision_id IS NULL))
+               AND (CAST(:after AS uuid) IS NULL OR c.case_id > CAST(:after AS uuid))
              ORDER BY c.case_id
-             LIMIT ?
-            """;
+             LIMIT :limit
+            """).build();
     /**
      * The case row locked until the transaction ends: deciders of one case are serialized. Whether it is decided
      * is read by a separate statement after the lock is granted ({@link #decided}): a subquery here would read the
@@ -42,7 +46,9 @@ class ReviewCaseRepository {
     private static final String SQL_LOCK = """
             SELECT case_id FROM review_case WHERE case_id = ? AND tenant = ? AND catalog = ? FOR UPDATE
             """;
-    private static final String SQL_DECIDED = "SELECT EXISTS (SELECT 1 FROM review_decision WHERE case_id = ?)";
+    private static final String SQL_DECIDED = """
+            SELECT EXISTS (SELECT 1 FROM review_decision WHERE case_id = ?)
+            """;
 
     private final JdbcClient jdbc;
 
@@ -57,14 +63,12 @@ class ReviewCaseRepository {
     }
 
     Optional<ReviewCase> find(StreamId stream, UUID caseId) {
-        return jdbc.sql(SQL_FIND).params(caseId, stream.tenant(), stream.catalog()).query(ReviewCase::from)
-                .optional();
+        return jdbc.sql(FIND.sql()).params(FIND.params(new Find(stream, caseId))).query(ReviewCase::from).optional();
     }
 
     List<ReviewCase> list(StreamId stream, CaseStatus status, UUID after, int limit) {
-        String s = status == null ? null : status.name();
-        return jdbc.sql(SQL_LIST).params(stream.tenant(), stream.catalog(), s, s, after, after, limit)
-                .query(ReviewCase::from).list();
+        Page page = new Page(stream, status == null ? null : status.name(), after, limit);
+        return jdbc.sql(LIST.sql()).params(LIST.params(page)).query(ReviewCase::from).list();
     }
 
     /** @return whether the case exists in the stream (and is now locked by the caller's transaction) */
@@ -74,5 +78,13 @@ class ReviewCaseRepository {
 
     boolean decided(UUID caseId) {
         return jdbc.sql(SQL_DECIDED).params(caseId).query(Boolean.class).single();
+    }
+
+    /** The parameters of {@link #FIND}. */
+    private record Find(StreamId stream, UUID caseId) {
+    }
+
+    /** The parameters of {@link #LIST}: {@code status} and {@code after} may be null. */
+    private record Page(StreamId stream, String status, UUID after, int limit) {
     }
 }

@@ -12,10 +12,10 @@ import java.util.function.Function;
 
 import com.acme.catalog.contracts.AggregateType;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.JsonTexts;
-import com.acme.catalog.contracts.sql.ResultColumns;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.JsonTexts;
+import com.acme.catalog.platform.sql.ResultColumns;
+import com.acme.catalog.platform.sql.UnnestColumns;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 import com.acme.catalog.resolver.stream.AcceptedStateRepository.CurrentRevision;
 import com.acme.catalog.resolver.stream.OutboxRepository.OutboxRow;

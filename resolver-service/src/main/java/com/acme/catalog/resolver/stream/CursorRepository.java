@@ -35,36 +35,42 @@ public class CursorRepository {
     /**
      * The maintenance hold, then the open cursor row locked: two statements in one round trip. Under READ COMMITTED
      * the second statement's snapshot is taken after the hold was granted, so it reads the maintenance switch as the
-     * last switch committed it, and no switch can commit until this transaction ends ({@link MaintenanceSwitch}). The
-     * row's {@link WriteBlock} (an import fence, a move) is read from the locked row itself, so a write that waited for
-     * the lock reads what the lock's holder committed. Every write path locks the cursor with this text (alone or
-     * followed by more statements).
-     */
-    static final String SQL_LOCK_OPEN = MaintenanceSwitch.SQL_HOLD + ";\n" + """
-            SELECT epoch, position, chain_digest, rolled_back_at IS NOT NULL AS rolled_back,
-                   (%s) AS maintenance,
-                   (%s) AS write_block, %s
-              FROM stream_cursor
-             WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
-               FOR UPDATE OF stream_cursor
-            """.formatted(MaintenanceSwitch.SQL_ENABLED, WriteBlock.SQL_KIND, WriteBlock.SQL_DETAIL);
-    /**
-     * {@link #SQL_LOCK_OPEN} with its parameters, for a round trip of several statements that starts with the lock
-     * ({@link BatchWriteRepository}); read its results with {@link #nextLock}.
+     * last switch committed it, and no switch can commit until this transaction ends ({@link MaintenanceSwitch}).
+     * The row's {@link WriteBlock} (an import fence, a move) is read from the locked row itself, so a write that
+     * waited for the lock reads what the lock's holder committed. Every write path locks the cursor with this
+     * statement (alone, or included in a round trip of several statements that starts with the lock:
+     * {@link BatchWriteRepository}); read its results with {@link #nextLock}. Only the open epoch's row
+     * ({@code fenced_at IS NULL}) is ever locked: a rotation fences the old row, so a writer of the old epoch finds
+     * no row to write to.
      */
     static final BoundSql<StreamId> LOCK_OPEN = BoundSql.<StreamId>builder()
-            .sql(SQL_LOCK_OPEN, StreamId::tenant, StreamId::catalog).build();
+            .sql(MaintenanceSwitch.SQL_HOLD).sql(";\n")
+            .sql("""
+                    SELECT epoch, position, chain_digest, rolled_back_at IS NOT NULL AS rolled_back,
+                           (""").sql(MaintenanceSwitch.SQL_ENABLED).sql("""
+                    ) AS maintenance,
+                           (""").sql(WriteBlock.SQL_KIND).sql(") AS write_block, ").sql(WriteBlock.SQL_DETAIL).sql("""
+
+                      FROM stream_cursor
+                     WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
+                       FOR UPDATE OF stream_cursor
+                    """, StreamId::tenant, StreamId::catalog)
+            .build();
+    /** The text of {@link #LOCK_OPEN}. */
+    static final String SQL_LOCK_OPEN = LOCK_OPEN.sql();
     private static final ResultColumns LOCK_COLUMNS = ResultColumns.of("epoch", "position", "chain_digest",
             "rolled_back", "maintenance", "write_block", "block_since", "move_target");
     /**
      * What blocks writes of the stream, read without a lock: the caller changes nothing a write or an import
      * orders by, so it must not wait behind a write holding the cursor row.
      */
-    private static final String SQL_BLOCK = """
-            SELECT (%s) AS write_block, %s
-              FROM stream_cursor
-             WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
-            """.formatted(WriteBlock.SQL_KIND, WriteBlock.SQL_DETAIL);
+    private static final String SQL_BLOCK = BoundSql.<StreamId>builder()
+            .sql("SELECT (").sql(WriteBlock.SQL_KIND).sql(") AS write_block, ").sql(WriteBlock.SQL_DETAIL).sql("""
+
+                      FROM stream_cursor
+                     WHERE tenant = ? AND catalog = ? AND fenced_at IS NULL
+                    """, StreamId::tenant, StreamId::catalog)
+            .build().sql();
     private static final ResultColumns BLOCK_COLUMNS = ResultColumns.of("write_block", "block_since", "move_target");
     private static final String SQL_OPEN_FIRST_EPOCH = """
             INSERT INTO stream_cursor (tenant, catalog, epoch) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
@@ -86,10 +92,12 @@ public class CursorRepository {
                     a -> a.stream().catalog(), a -> a.from().epoch(), a -> a.from().position())
             .build();
     /** The advance plus a notification PostgreSQL delivers at commit, waking the outbox relay at once. */
-    static final String SQL_ADVANCE_AND_NOTIFY = "WITH moved AS (" + SQL_ADVANCE.strip() + """
-             RETURNING tenant, catalog, epoch)
-            SELECT pg_notify('outbox_committed', tenant || '/' || catalog || '/' || epoch) FROM moved
-            """;
+    private static final BoundSql<Advance> ADVANCE_AND_NOTIFY = BoundSql.<Advance>builder()
+            .sql("WITH moved AS (").include(ADVANCE, a -> a).sql("""
+                     RETURNING tenant, catalog, epoch)
+                    SELECT pg_notify('outbox_committed', tenant || '/' || catalog || '/' || epoch) FROM moved
+                    """)
+            .build();
 
     private final JdbcClient jdbc;
     private final Supplier<List<StreamOpening>> openings;
@@ -232,9 +240,8 @@ public class CursorRepository {
      * a caller that does not hold the lock cannot silently overwrite.
      */
     public void advance(Cursor from, Cursor to) {
-        int rows = jdbc.sql(SQL_ADVANCE_AND_NOTIFY)
-                .params(to.position(), to.chainDigest(), from.stream().tenant(), from.stream().catalog(),
-                        from.epoch(), from.position())
+        int rows = jdbc.sql(ADVANCE_AND_NOTIFY.sql())
+                .params(ADVANCE_AND_NOTIFY.params(new Advance(from.stream(), from, to)))
                 .query().listOfRows().size();
         if (rows != 1) {
             throw new IllegalStateException("cursor of " + from.stream() + " epoch " + from.epoch()

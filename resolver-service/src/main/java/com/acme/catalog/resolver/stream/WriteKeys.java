@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.sql.BoundSql;
-import com.acme.catalog.contracts.sql.ResultColumns;
-import com.acme.catalog.contracts.sql.UnnestColumns;
+import com.acme.catalog.platform.sql.BoundSql;
+import com.acme.catalog.platform.sql.ResultColumns;
+import com.acme.catalog.platform.sql.UnnestColumns;
 import com.acme.catalog.resolver.idempotency.IdempotencyKey;
 
 import org.springframework.jdbc.core.simple.JdbcClient;

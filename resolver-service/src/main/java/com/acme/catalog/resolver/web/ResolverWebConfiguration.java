@@ -3,8 +3,8 @@ package com.acme.catalog.resolver.web;
 import java.util.List;
 import java.util.regex.Pattern;
 
-import com.acme.catalog.contracts.web.BodyLimitFilter;
-import com.acme.catalog.contracts.web.SharedWebConfiguration.PublicPaths;
+import com.acme.catalog.platform.web.BodyLimitFilter;
+import com.acme.catalog.platform.web.SharedWebConfiguration.PublicPaths;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;

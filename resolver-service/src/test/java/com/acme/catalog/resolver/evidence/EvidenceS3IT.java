@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 
-import com.acme.catalog.contracts.objectstore.S3ObjectStore;
+import com.acme.catalog.platform.objectstore.S3ObjectStore;
 import com.acme.catalog.resolver.support.EvidenceIT;
 
 import org.awaitility.Awaitility;

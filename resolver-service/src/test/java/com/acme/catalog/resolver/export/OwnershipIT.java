@@ -20,7 +20,7 @@ import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 16 part 4: leases and consumers belong to the token identity that took or registered them. Two consumer
+ * Leases and consumers belong to the token identity that took or registered them. Two consumer
  * tokens of one tenant: {@code c} and {@code c-acme}. Another consumer's lease cannot be exported, paged with,
  * renewed or released; listings show a consumer token only its own; reordering SECURITY_TOKENS transfers nothing.
  */

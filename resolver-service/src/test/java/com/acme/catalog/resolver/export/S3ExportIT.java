@@ -8,7 +8,7 @@ import java.time.Duration;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.ExportManifest;
 import com.acme.catalog.contracts.export.ExportObjectReader;
-import com.acme.catalog.contracts.objectstore.S3ObjectStore;
+import com.acme.catalog.platform.objectstore.S3ObjectStore;
 
 import org.awaitility.Awaitility;
 import org.gaul.s3proxy.S3Proxy;

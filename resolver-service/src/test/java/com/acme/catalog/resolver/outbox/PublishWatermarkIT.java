@@ -15,7 +15,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.TestPropertySource;
 
 /**
- * Publishing N events writes one watermark row and updates no outbox row (issue 22: the per-row
+ * Publishing N events writes one watermark row and updates no outbox row (a per-row
  * {@code published_at} update cost a non-HOT tuple version, index entries and WAL per event), while retention still
  * counts min-age from the publish: a batch younger than min-age is not pruned, and is once it is older.
  */

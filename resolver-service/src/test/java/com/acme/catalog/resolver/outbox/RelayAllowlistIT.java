@@ -15,7 +15,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.TestPropertySource;
 
 /**
- * Issue 16 part 2: the relay's token goes only to RELAY_ALLOWED_DELIVERY_URLS. A registration outside them is
+ * The relay's token goes only to RELAY_ALLOWED_DELIVERY_URLS. A registration outside them is
  * 400 {@code DELIVERY_URL_NOT_ALLOWED} and registers nothing; a consumer whose URL was registered before the list
  * (a row in the database) is never sent a delivery, while an allowed one next to it gets every event.
  */

@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 
-import com.acme.catalog.resolver.support.ResolverIT;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,7 +18,7 @@ import org.springframework.test.context.TestPropertySource;
  */
 @TestPropertySource(properties = {"relay.enabled=true", "relay.token=r", "relay.poll-interval=PT60S",
         "retention.prune.enabled=false"})
-class RelayScanCostIT extends ResolverIT {
+class RelayScanCostIT extends AbstractRelayIT {
 
     private static final int STREAMS = 60;
 
@@ -49,22 +47,5 @@ class RelayScanCostIT extends ResolverIT {
 
     private double scans(String kind) {
         return meters.get("resolver.relay.scans").tag("kind", kind).counter().count();
-    }
-
-    private static long positions(FakeConsumer c) {
-        return c.accepted().stream().mapToLong(d -> d.body().split("\"position\":", -1).length - 1).sum();
-    }
-
-    private void write(String catalog, String id) {
-        client("w").put().uri("/v1/streams/acme/" + catalog + "/items/" + id).header("Content-Type", "application/json")
-                .body("{\"attributes\":{\"name\":\"" + id + "\"}}").retrieve().toBodilessEntity();
-    }
-
-    private void register(String consumer, String catalog, String url) {
-        var res = client("op").post().uri("/v1/retention/consumers").header("Content-Type", "application/json")
-                .body("{\"consumerId\":\"" + consumer + "\",\"tenant\":\"acme\",\"catalog\":\"" + catalog
-                        + "\",\"epoch\":1,\"deliveryUrl\":\"" + url + "\"}")
-                .retrieve().toEntity(String.class);
-        assertThat(res.getStatusCode().value()).as(res.getBody()).isEqualTo(201);
     }
 }

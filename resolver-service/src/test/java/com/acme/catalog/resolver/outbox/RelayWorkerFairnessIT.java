@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 
 import com.acme.catalog.resolver.outbox.FakeConsumer.Delivery;
-import com.acme.catalog.resolver.support.ResolverIT;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -21,7 +20,7 @@ import org.springframework.test.context.TestPropertySource;
  */
 @TestPropertySource(properties = {"relay.enabled=true", "relay.token=r", "relay.poll-interval=PT60S",
         "relay.workers=1", "relay.batch-events=5", "retention.prune.enabled=false"})
-class RelayWorkerFairnessIT extends ResolverIT {
+class RelayWorkerFairnessIT extends AbstractRelayIT {
 
     @Autowired
     JdbcClient jdbc;
@@ -48,22 +47,5 @@ class RelayWorkerFairnessIT extends ResolverIT {
             await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.sql(
                     "SELECT count(*) FROM relay_delivery WHERE claimed_by IS NOT NULL").query(Long.class).single() == 0);
         }
-    }
-
-    private long positions(FakeConsumer c) {
-        return c.accepted().stream().mapToLong(d -> d.body().split("\"position\":", -1).length - 1).sum();
-    }
-
-    private void write(String catalog, String id) {
-        client("w").put().uri("/v1/streams/acme/" + catalog + "/items/" + id).header("Content-Type", "application/json")
-                .body("{\"attributes\":{\"name\":\"" + id + "\"}}").retrieve().toBodilessEntity();
-    }
-
-    private void register(String consumer, String catalog, String url) {
-        var res = client("op").post().uri("/v1/retention/consumers").header("Content-Type", "application/json")
-                .body("{\"consumerId\":\"" + consumer + "\",\"tenant\":\"acme\",\"catalog\":\"" + catalog
-                        + "\",\"epoch\":1,\"deliveryUrl\":\"" + url + "\"}")
-                .retrieve().toEntity(String.class);
-        assertThat(res.getStatusCode().value()).as(res.getBody()).isEqualTo(201);
     }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * Issue 16 part 4: consumer registration checks ownership under the retention lock. Another token's registration
+ * Consumer registration checks ownership under the retention lock. Another token's registration
  * of the same consumer id (from the previous epoch) commits while this one waits for the lock, after its
  * unlocked look found nothing: it must still be refused, not move that consumer to a URL of its choosing.
  */

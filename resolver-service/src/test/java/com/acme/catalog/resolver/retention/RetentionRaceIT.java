@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,11 @@ package com.acme.catalog.resolver.retention;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+
+import com.acme.catalog.contracts.StreamId;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -29,8 +32,9 @@ class RipeLimitCostIT extends AbstractRetentionIT {
                   FROM generate_series(1, ?) g
                 """).params(OLD, OLD, OLD + YOUNG).update();
         jdbc.sql("ANALYZE outbox_publish").update();
-        String sql = "SELECT " + RetainedOutboxRepository.RIPE_LIMIT;
-        Object[] params = {"acme", "ripe-cost", 1, "acme", "ripe-cost", 1, 3600.0};
+        String sql = "SELECT " + RetainedOutboxRepository.RIPE_LIMIT.sql();
+        Object[] params = RetainedOutboxRepository.RIPE_LIMIT.params(
+                new RetainedOutboxRepository.Scope(new StreamId("acme", "ripe-cost"), 1, Duration.ofHours(1)));
 
         assertThat(jdbc.sql(sql).params(params).query(Long.class).single()).as("the newest old-enough batch")
                 .isEqualTo(OLD * 10L);

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.web.Caller;
-import com.acme.catalog.contracts.web.Role;
+import com.acme.catalog.platform.web.Caller;
+import com.acme.catalog.platform.web.Role;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

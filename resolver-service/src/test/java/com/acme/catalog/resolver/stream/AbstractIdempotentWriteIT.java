@@ -14,7 +14,7 @@ import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Idempotent writes through REST (issue 31 item 2), run once with write coalescing on and once off: a retry with the
+ * Idempotent writes through REST, run once with write coalescing on and once off: a retry with the
  * same key and body answers the original result and writes nothing; the same key with another body is 422 and
  * writes nothing; concurrent writes with one key apply once; a group holding keyed writes of every kind answers
  * each as it would alone; keys are per token identity; the pruner deletes keys older than the window (in batches,

@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.sql.BoundSql;
+import com.acme.catalog.platform.sql.BoundSql;
 import com.acme.catalog.resolver.stream.BatchWriteRepository.ItemRow;
 import com.acme.catalog.resolver.stream.BatchWriteRepository.MappingRow;
 import com.acme.catalog.resolver.stream.BatchWriteRepository.PolicyRow;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
-import com.acme.catalog.contracts.metrics.TenantTags;
+import com.acme.catalog.platform.metrics.TenantTags;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

@@ -42,16 +42,8 @@ class WriteCoalescerTest {
     void writesQueuedBehindAnInFlightTransactionShareTheNextOne() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
         WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
-        CompletableFuture<WriteResult> first = submit(c, "a0");
-        physical.awaitHeld();
-        List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
-        for (int i = 1; i <= 5; i++) {
-            rest.add(submit(c, "a" + i));
-        }
-        awaitQueued(c, 5);
-        physical.release();
+        List<CompletableFuture<WriteResult>> rest = queueBehindAHeldWrite(c, physical, 5, () -> { });
 
-        assertThat(first.get(10, TimeUnit.SECONDS).firstPosition()).isEqualTo(1);
         for (int i = 0; i < 5; i++) {
             assertThat(rest.get(i).get(10, TimeUnit.SECONDS).lastPosition()).isBetween(2L, 6L);
         }
@@ -64,15 +56,7 @@ class WriteCoalescerTest {
     void boundsSplitTheQueueIntoSeveralTransactions() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
         WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 3, 500, 1 << 20, Duration.ZERO, 0));
-        CompletableFuture<WriteResult> first = submit(c, "a0");
-        physical.awaitHeld();
-        List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
-        for (int i = 1; i <= 7; i++) {
-            rest.add(submit(c, "a" + i));
-        }
-        awaitQueued(c, 7);
-        physical.release();
-        first.get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<WriteResult>> rest = queueBehindAHeldWrite(c, physical, 7, () -> { });
         for (CompletableFuture<WriteResult> f : rest) {
             f.get(10, TimeUnit.SECONDS);
         }
@@ -116,16 +100,8 @@ class WriteCoalescerTest {
     void aFailureNoWriteCausedSendsEachWriteAlone() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
         WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
-        CompletableFuture<WriteResult> first = submit(c, "a0");
-        physical.awaitHeld();
-        physical.failNextUnattributed = true;
-        List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            rest.add(submit(c, "a" + i));
-        }
-        awaitQueued(c, 4);
-        physical.release();
-        first.get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<WriteResult>> rest = queueBehindAHeldWrite(c, physical, 4,
+                () -> physical.failNextUnattributed = true);
         for (CompletableFuture<WriteResult> f : rest) {
             f.get(10, TimeUnit.SECONDS);
         }
@@ -136,16 +112,8 @@ class WriteCoalescerTest {
     void aRefusalOfTheStreamFailsTheWholeGroupWithoutRetries() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
         WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
-        CompletableFuture<WriteResult> first = submit(c, "a0");
-        physical.awaitHeld();
-        physical.failNextRefused = true;
-        List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            rest.add(submit(c, "a" + i));
-        }
-        awaitQueued(c, 4);
-        physical.release();
-        first.get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<WriteResult>> rest = queueBehindAHeldWrite(c, physical, 4,
+                () -> physical.failNextRefused = true);
         for (CompletableFuture<WriteResult> f : rest) {
             assertThatThrownBy(f::join).cause().isInstanceOfSatisfying(ApiException.class,
                     e -> assertThat(e.code()).isEqualTo(ProblemCode.STREAM_FENCED));
@@ -157,16 +125,8 @@ class WriteCoalescerTest {
     void aFailedCommitIsNotRetriedAndEveryCallerOfItGetsTheError() throws Exception {
         FakePhysical physical = new FakePhysical(id -> false);
         WriteCoalescer c = coalescer(physical, new CoalescingProperties(true, 64, 500, 1 << 20, Duration.ZERO, 0));
-        CompletableFuture<WriteResult> first = submit(c, "a0");
-        physical.awaitHeld();
-        physical.failNextCommit = true;
-        List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
-        for (int i = 1; i <= 3; i++) {
-            rest.add(submit(c, "a" + i));
-        }
-        awaitQueued(c, 3);
-        physical.release();
-        first.get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<WriteResult>> rest = queueBehindAHeldWrite(c, physical, 3,
+                () -> physical.failNextCommit = true);
         for (CompletableFuture<WriteResult> f : rest) {
             assertThatThrownBy(() -> f.join()).cause().hasMessage("connection lost during commit");
         }
@@ -378,6 +338,26 @@ class WriteCoalescerTest {
         long started = System.nanoTime();
         submit(c, itemId).get(10, TimeUnit.SECONDS);
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    }
+
+    /**
+     * Holds the first write of the stream ({@code a0}) in its transaction, runs {@code meanwhile} (a fault planted for
+     * the next attempt), queues {@code n} writes {@code a1..an} behind it and lets {@code a0} commit at position 1:
+     * the queued writes then go as the coalescer groups them.
+     */
+    private List<CompletableFuture<WriteResult>> queueBehindAHeldWrite(WriteCoalescer c, FakePhysical physical, int n,
+            Runnable meanwhile) throws Exception {
+        CompletableFuture<WriteResult> first = submit(c, "a0");
+        physical.awaitHeld();
+        meanwhile.run();
+        List<CompletableFuture<WriteResult>> rest = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            rest.add(submit(c, "a" + i));
+        }
+        awaitQueued(c, n);
+        physical.release();
+        assertThat(first.get(10, TimeUnit.SECONDS).firstPosition()).isEqualTo(1);
+        return rest;
     }
 
     private static void awaitQueued(WriteCoalescer c, int n) throws InterruptedException {

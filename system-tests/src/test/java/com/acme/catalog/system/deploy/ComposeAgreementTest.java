@@ -97,7 +97,7 @@ class ComposeAgreementTest {
     /** Relaxed-bound properties read with @Value in the shared object store configuration. */
     static Set<String> objectStoreVariables() throws IOException {
         String src = Files.readString(ROOT.resolve(
-                "shared-contracts/src/main/java/com/acme/catalog/contracts/objectstore/ObjectStoreConfiguration.java"));
+                "shared-platform/src/main/java/com/acme/catalog/platform/objectstore/ObjectStoreConfiguration.java"));
         Matcher m = Pattern.compile("\\$\\{([a-z0-9.-]+)[:}]").matcher(src);
         Set<String> out = new TreeSet<>();
         while (m.find()) {

@@ -21,7 +21,7 @@ final class ServiceMetrics {
 
     private static final List<Path> SOURCES = List.of(Path.of("..", "resolver-service", "src", "main", "java"),
             Path.of("..", "product-service", "src", "main", "java"),
-            Path.of("..", "shared-contracts", "src", "main", "java"));
+            Path.of("..", "shared-platform", "src", "main", "java"));
     private static final Pattern QUERIED = Pattern.compile("\\b((?:resolver|product)_[a-z0-9_]+)");
     private static final Pattern REGISTERED = Pattern.compile("\"((?:resolver|product)\\.[a-z0-9.]+)\"");
     /** What the Prometheus registry appends to a Micrometer name: a sample suffix, then a unit or counter suffix. */
