@@ -19,8 +19,6 @@ class DaemonThreadsOnlyTest {
 
     /** Files that may make their own threads or use Spring's scheduler, each with its reason. */
     private static final Map<String, String> ALLOWED = Map.of(
-            "CompletenessService.java", "periodic refresh on Spring's scheduler: moves to PeriodicTasks after the "
-                    + "recovery work in completeness/ merges",
             "StreamSweep.java", "periodic sweep on Spring's scheduler: moves to PeriodicTasks after the recovery "
                     + "work in recovery/ merges");
 

@@ -2,19 +2,21 @@ package com.acme.catalog.product.completeness;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.product.recovery.RecoveryStatusRepository.RecoveryStatus;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
  * Reads what completeness is derived from: the serving generation's cursor and its held events, and the recovery
- * worker's lease; for one stream, or for every stream in one statement each (the periodic refresh).
+ * worker's lease and last finding; for one stream, or for every stream in one statement (the fleet view and the
+ * periodic refresh).
  */
 @Repository
 class CompletenessRepository {
@@ -34,25 +36,40 @@ class CompletenessRepository {
               FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
              WHERE s.tenant = ? AND s.catalog = ?
             """;
-    /** Every serving generation with its held-event counts, in one statement (the refresh's read). */
-    private static final String SQL_ALL_SERVING = """
-            SELECT s.tenant, s.catalog, g.generation_id, g.epoch, g.applied_position, g.chain_position,
+    /**
+     * Every stream the product holds (a serving generation, a rebuild, a recovery status or a learnt epoch) with
+     * what its completeness is derived from but its rebuild: the serving generation and its held-event counts, the
+     * recovery worker's lease and last finding; one row per stream, in one statement (the fleet view's and the
+     * refresh's read; the latest rebuilds are the other).
+     */
+    private static final String SQL_FLEET = """
+            WITH stream AS (
+                SELECT tenant, catalog FROM serving_generation
+                 UNION SELECT tenant, catalog FROM rebuild
+                 UNION SELECT tenant, catalog FROM recovery_status
+                 UNION SELECT tenant, catalog FROM stream_epoch)
+            SELECT k.tenant, k.catalog, g.generation_id, g.epoch, g.applied_position, g.chain_position,
                    g.highest_seen_position, g.updated_at, g.divergence, g.chain_digest, g.projection_version,
                    greatest(b.building_version, r.building_version) AS building_version,
-                   coalesce(h.parked, 0) AS parked, coalesce(h.pending, 0) AS pending
-              FROM serving_generation s JOIN generation g ON g.generation_id = s.generation_id
+                   coalesce(h.parked, 0) AS parked, coalesce(h.pending, 0) AS pending,
+                   l.renewed_at AS lease_renewed_at, l.expires_at > clock_timestamp() AS lease_valid,
+                   w.state AS worker_state, w.reason AS worker_reason, w.failures AS worker_failures,
+                   w.observed_epoch, w.observed_boundary, w.verified_at, w.next_attempt_at,
+                   w.updated_at AS worker_updated_at
+              FROM stream k
+              LEFT JOIN serving_generation s ON s.tenant = k.tenant AND s.catalog = k.catalog
+              LEFT JOIN generation g ON g.generation_id = s.generation_id
               LEFT JOIN (SELECT tenant, catalog, max(projection_version) AS building_version FROM generation
                           WHERE status = 'BUILDING' GROUP BY tenant, catalog) b
-                     ON b.tenant = s.tenant AND b.catalog = s.catalog
+                     ON b.tenant = k.tenant AND b.catalog = k.catalog
               LEFT JOIN (SELECT tenant, catalog, max(projection_version) AS building_version FROM rebuild
                           WHERE phase NOT IN ('DONE', 'FAILED', 'ABORTED') GROUP BY tenant, catalog) r
-                     ON r.tenant = s.tenant AND r.catalog = s.catalog
+                     ON r.tenant = k.tenant AND r.catalog = k.catalog
               LEFT JOIN (SELECT generation_id, count(*) FILTER (WHERE state = 'PARKED') AS parked,
                                 count(*) FILTER (WHERE state = 'PENDING') AS pending
                            FROM held_event GROUP BY generation_id) h ON h.generation_id = g.generation_id
-            """;
-    private static final String SQL_ALL_WORKER_LEASES = """
-            SELECT tenant, catalog, renewed_at, expires_at > clock_timestamp() AS valid FROM recovery_lease
+              LEFT JOIN recovery_lease l ON l.tenant = k.tenant AND l.catalog = k.catalog
+              LEFT JOIN recovery_status w ON w.tenant = k.tenant AND w.catalog = k.catalog
             """;
 
     private static final String SQL_WORKER_LEASE = """
@@ -97,22 +114,41 @@ class CompletenessRepository {
                 .optional();
     }
 
-    /** Every stream's serving generation. */
-    Map<StreamId, Serving> allServing() {
-        Map<StreamId, Serving> out = new HashMap<>();
-        jdbc.sql(SQL_ALL_SERVING).query(rs -> {
-            out.put(stream(rs), serving(rs, 0));
-        });
-        return out;
+    /**
+     * What one stream's completeness is derived from, as {@link #fleet} reads it; each part empty where the stream
+     * has none.
+     */
+    record StreamInputs(StreamId stream, Optional<Serving> serving, Optional<WorkerLease> lease,
+            Optional<RecoveryStatus> worker) {
     }
 
-    /** Every stream's recovery worker lease. */
-    Map<StreamId, WorkerLease> allWorkerLeases() {
-        Map<StreamId, WorkerLease> out = new HashMap<>();
-        jdbc.sql(SQL_ALL_WORKER_LEASES).query(rs -> {
-            out.put(stream(rs), lease(rs, 0));
-        });
-        return out;
+    /** @return every stream the product holds with its inputs, in one statement, in no particular order */
+    List<StreamInputs> fleet() {
+        return jdbc.sql(SQL_FLEET).query(CompletenessRepository::inputs).list();
+    }
+
+    private static StreamInputs inputs(ResultSet rs, int row) throws SQLException {
+        rs.getLong("generation_id");
+        Optional<Serving> serving = rs.wasNull() ? Optional.empty() : Optional.of(serving(rs, row));
+        Timestamp renewed = rs.getTimestamp("lease_renewed_at");
+        Optional<WorkerLease> lease = renewed == null ? Optional.empty()
+                : Optional.of(new WorkerLease(renewed.toInstant(), rs.getBoolean("lease_valid")));
+        String state = rs.getString("worker_state");
+        Optional<RecoveryStatus> worker = state == null ? Optional.empty()
+                : Optional.of(new RecoveryStatus(state, rs.getString("worker_reason"), rs.getInt("worker_failures"),
+                        nullableLong(rs, "observed_epoch"), nullableLong(rs, "observed_boundary"),
+                        instant(rs.getTimestamp("verified_at")), instant(rs.getTimestamp("next_attempt_at")),
+                        instant(rs.getTimestamp("worker_updated_at"))));
+        return new StreamInputs(stream(rs), serving, lease, worker);
+    }
+
+    private static Long nullableLong(ResultSet rs, String column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Instant instant(Timestamp t) {
+        return t == null ? null : t.toInstant();
     }
 
     private static StreamId stream(ResultSet rs) throws SQLException {

@@ -1,16 +1,18 @@
 package com.acme.catalog.product.completeness;
 
 import java.time.Instant;
-import java.util.HashSet;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.completeness.CompletenessView;
 import com.acme.catalog.product.completeness.CompletenessRepository.Serving;
+import com.acme.catalog.product.completeness.CompletenessRepository.StreamInputs;
 import com.acme.catalog.product.epoch.OldEpochAudit;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.epoch.StreamRollbacks;
@@ -24,8 +26,6 @@ import com.acme.catalog.product.recovery.RecoveryStatusRepository.RecoveryStatus
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.scheduling.annotation.SchedulingConfigurer;
-import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Service;
 
 /**
@@ -34,7 +34,7 @@ import org.springframework.stereotype.Service;
  * reports the recovery worker's lease (or, without one, the rebuild runner), and readiness does not depend on it.
  */
 @Service
-public class CompletenessService implements SchedulingConfigurer {
+public class CompletenessService {
 
     /** One stream's completeness. */
     public record Completeness(long epoch, long verifiedThrough, Instant lastSuccessfulVerification,
@@ -57,6 +57,8 @@ public class CompletenessService implements SchedulingConfigurer {
     private final AtomicInteger minServingVersion = new AtomicInteger();
     private final AtomicInteger maxServingVersion = new AtomicInteger();
     private final AtomicInteger streamsBehind = new AtomicInteger();
+    /** {@code product_streams{state}}: one series per state, never per stream. */
+    private final Map<CompletenessState, AtomicLong> streamsByState = new EnumMap<>(CompletenessState.class);
 
     CompletenessService(CompletenessRepository repository, RebuildService rebuilds,
             RecoveryStatusRepository recovery, MeterRegistry meters, StreamEpochs epochs,
@@ -83,6 +85,13 @@ public class CompletenessService implements SchedulingConfigurer {
         Gauge.builder("product.projection.streams.behind", streamsBehind, AtomicInteger::get)
                 .description("streams served by an older projection version than this instance's (an upgrade to "
                         + "rebuild)").register(meters);
+        for (CompletenessState state : CompletenessState.values()) {
+            AtomicLong count = new AtomicLong();
+            streamsByState.put(state, count);
+            Gauge.builder("product.streams", count, AtomicLong::get)
+                    .description("streams the product holds in each completeness state (from the completeness "
+                            + "refresh; the same on every instance)").tag("state", state.name()).register(meters);
+        }
         this.repository = repository;
         this.rebuilds = rebuilds;
         this.recovery = recovery;
@@ -95,7 +104,28 @@ public class CompletenessService implements SchedulingConfigurer {
     }
 
     public Completeness of(StreamId s) {
-        return derive(s, repository.serving(s), rebuilds.latest(s), repository.workerLease(s), recovery.find(s));
+        Completeness c = derive(s, repository.serving(s), rebuilds.latest(s), repository.workerLease(s),
+                recovery.find(s));
+        gauge(s).set(c.state().code());
+        return c;
+    }
+
+    /**
+     * Every stream the product holds with its completeness, derived exactly as {@link #of} derives one stream's,
+     * from two statements for all streams together (the inputs and the latest rebuilds), never from statements per
+     * stream.
+     */
+    FleetCompleteness fleet() {
+        Map<StreamId, Rebuild> latest = new HashMap<>(rebuilds.latestOfAll());
+        Map<StreamId, Completeness> all = new HashMap<>();
+        for (StreamInputs in : repository.fleet()) {
+            all.put(in.stream(), derive(in.stream(), in.serving(), Optional.ofNullable(latest.remove(in.stream())),
+                    in.lease(), in.worker()));
+        }
+        // a stream whose other rows went between the two reads still has its rebuild
+        latest.forEach((s, r) -> all.put(s, derive(s, Optional.empty(), Optional.of(r), Optional.empty(),
+                Optional.empty())));
+        return new FleetCompleteness(all);
     }
 
     /** Why the generation holds history the resolver reports rolled back, if it does (never CURRENT then). */
@@ -128,10 +158,8 @@ public class CompletenessService implements SchedulingConfigurer {
                 reason = rebuild.isPresent() && rebuild.get().phase() == RebuildPhase.FAILED
                         ? "REBUILD_FAILED: " + rebuild.get().error() : "NO_SERVING_GENERATION";
             }
-            Completeness c = new Completeness(1, 0, null, 0, state, reason, alive, heartbeat,
+            return new Completeness(1, 0, null, 0, state, reason, alive, heartbeat,
                     new CompletenessView.Projection(null, null, version.current()));
-            gauge(s).set(state.code());
-            return c;
         }
         Serving g = serving.get();
         long boundary = Math.max(g.highestSeen(), g.chainPosition());
@@ -178,7 +206,6 @@ public class CompletenessService implements SchedulingConfigurer {
         } else {
             state = CompletenessState.CURRENT;
         }
-        gauge(s).set(state.code());
         return new Completeness(g.epoch(), g.appliedPosition(), lastVerification(s, g), boundary, state, reason,
                 alive, heartbeat, new CompletenessView.Projection(g.projectionVersion(), g.buildingVersion(),
                         version.current()));
@@ -200,33 +227,31 @@ public class CompletenessService implements SchedulingConfigurer {
                 + (w.nextAttemptAt() == null ? "" : ", next attempt at " + w.nextAttemptAt()) + ")";
     }
 
-    /** {@link #refresh} every {@code product.completeness.refresh-interval}, the first at start. */
-    @Override
-    public void configureTasks(ScheduledTaskRegistrar tasks) {
-        tasks.addFixedDelayTask(this::refresh, properties.refresh());
-    }
-
     /**
-     * Keeps {@code product_completeness_state} current for every known stream (four statements for all streams,
-     * not four per stream: docs/streams.md), and registers the per-tenant
-     * old-epoch counter of its tenant (the contract: at 0 before its first increment) when counters are per tenant.
+     * Keeps {@code product_completeness_state} current for every known stream and {@code product_streams{state}}
+     * counting them (two statements for all streams, not any per stream: docs/streams.md), and registers the
+     * per-tenant old-epoch counter of its tenant (the contract: at 0 before its first increment) when counters are
+     * per tenant. Run by {@link CompletenessScheduler}.
      */
     void refresh() {
-        Map<StreamId, Serving> serving = repository.allServing();
-        Map<StreamId, Rebuild> latest = rebuilds.latestOfAll();
-        Map<StreamId, CompletenessRepository.WorkerLease> leases = repository.allWorkerLeases();
-        Map<StreamId, RecoveryStatus> workers = recovery.all();
-        Set<StreamId> streams = new HashSet<>(serving.keySet());
-        streams.addAll(latest.keySet());
-        minServingVersion.set(serving.values().stream().mapToInt(Serving::projectionVersion).min().orElse(0));
-        maxServingVersion.set(serving.values().stream().mapToInt(Serving::projectionVersion).max().orElse(0));
-        streamsBehind.set((int) serving.values().stream()
-                .filter(g -> g.projectionVersion() < version.current()).count());
-        for (StreamId s : streams) {
-            derive(s, Optional.ofNullable(serving.get(s)), Optional.ofNullable(latest.get(s)),
-                    Optional.ofNullable(leases.get(s)), Optional.ofNullable(workers.get(s)));
-            oldEpochs.known(s);
+        FleetCompleteness fleet = fleet();
+        int min = Integer.MAX_VALUE;
+        int max = 0;
+        int behind = 0;
+        for (Map.Entry<StreamId, Completeness> e : fleet.streams().entrySet()) {
+            gauge(e.getKey()).set(e.getValue().state().code());
+            oldEpochs.known(e.getKey());
+            Integer serving = e.getValue().projection().servingVersion();
+            if (serving != null) {
+                min = Math.min(min, serving);
+                max = Math.max(max, serving);
+                behind += serving < version.current() ? 1 : 0;
+            }
         }
+        minServingVersion.set(max == 0 ? 0 : min);
+        maxServingVersion.set(max);
+        streamsBehind.set(behind);
+        fleet.byState().forEach((state, n) -> streamsByState.get(state).set(n));
     }
 
     /** The contract's answer of {@code GET /v1/projection-completeness}. */

@@ -10,8 +10,10 @@ import static org.mockito.Mockito.when;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
@@ -28,9 +30,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 /**
- * The periodic refresh of {@code product_completeness_state} reads every stream's inputs in one statement each, not
- * one set of statements per stream (docs/streams.md: nothing per stream for quiet streams), and derives the same
- * states as the per-stream read.
+ * The periodic refresh of {@code product_completeness_state} and {@code product_streams} reads every stream's inputs
+ * in two statements (the inputs, the latest rebuilds), not one set of statements per stream (docs/streams.md: nothing
+ * per stream for quiet streams), and derives the same states as the per-stream read.
  */
 class CompletenessRefreshTest {
 
@@ -44,16 +46,15 @@ class CompletenessRefreshTest {
         StreamEpochs epochs = mock(StreamEpochs.class);
         when(epochs.current(any())).thenReturn(1L);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        Map<StreamId, CompletenessRepository.Serving> serving = new HashMap<>();
+        List<CompletenessRepository.StreamInputs> inputs = new ArrayList<>();
         for (int i = 0; i < STREAMS; i++) {
             long parked = i % 10 == 0 ? 1 : 0; // every tenth stream waits for a dependency
-            serving.put(new StreamId("t", "c" + i), new CompletenessRepository.Serving(i + 1, 1, 7, 7, 7,
-                    Instant.now(), parked, 0, null, "0".repeat(64)));
+            inputs.add(new CompletenessRepository.StreamInputs(new StreamId("t", "c" + i), Optional.of(
+                    new CompletenessRepository.Serving(i + 1, 1, 7, 7, 7, Instant.now(), parked, 0, null,
+                            "0".repeat(64))), Optional.empty(), Optional.empty()));
         }
         StreamId rebuilding = new StreamId("t", "new");
-        when(repository.allServing()).thenReturn(serving);
-        when(repository.allWorkerLeases()).thenReturn(Map.of());
-        when(recovery.all()).thenReturn(Map.of());
+        when(repository.fleet()).thenReturn(inputs);
         when(rebuilds.latestOfAll()).thenReturn(Map.of(rebuilding, new Rebuild(UUID.randomUUID(), rebuilding,
                 RebuildPhase.LOADING, 1, null, 0, null, 0, 0, null, Instant.now())));
         CompletenessService service = new CompletenessService(repository, rebuilds, recovery, meters, epochs,
@@ -62,16 +63,27 @@ class CompletenessRefreshTest {
 
         service.refresh();
 
-        verify(repository, times(1)).allServing();
+        verify(repository, times(1)).fleet();
         verify(rebuilds, times(1)).latestOfAll();
         verify(repository, never()).serving(any());
         verify(repository, never()).workerLease(any());
         verify(rebuilds, never()).latest(any());
         verify(recovery, never()).find(any());
+        verify(recovery, never()).all();
         assertThat(state(meters, "c0")).isEqualTo(CompletenessState.BLOCKED.code());
         assertThat(state(meters, "c1")).isEqualTo(CompletenessState.CURRENT.code());
         assertThat(state(meters, "new")).isEqualTo(CompletenessState.CATCHING_UP.code());
         assertThat(meters.find("product.completeness.state").gauges()).hasSize(STREAMS + 1);
+        // product_streams{state}: one series per state, counting the streams
+        assertThat(meters.find("product.streams").gauges()).hasSize(CompletenessState.values().length);
+        assertThat(streams(meters, CompletenessState.BLOCKED)).isEqualTo(STREAMS / 10);
+        assertThat(streams(meters, CompletenessState.CURRENT)).isEqualTo(STREAMS - STREAMS / 10);
+        assertThat(streams(meters, CompletenessState.CATCHING_UP)).isEqualTo(1);
+        assertThat(streams(meters, CompletenessState.RETRYING)).isZero();
+    }
+
+    private static double streams(SimpleMeterRegistry meters, CompletenessState state) {
+        return meters.get("product.streams").tag("state", state.name()).gauge().value();
     }
 
     private static double state(SimpleMeterRegistry meters, String catalog) {
