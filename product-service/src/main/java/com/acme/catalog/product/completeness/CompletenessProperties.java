@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.bind.Name;
  * {@code product.completeness.*}: the completeness status (docs/rebuild.md "Completeness"; docs/configuration.md
  * lists the keys, and the deprecated {@code *-ms} ones they replace).
  *
- * @param refresh        how often {@code product_completeness_state} is recomputed for every known stream
+ * @param refresh        how often {@code product_completeness_state} is recomputed for every known stream and
+ *                       {@code product_streams{state}} counts them
  * @param heartbeatStale a running rebuild whose row was not updated for this long has no live worker
  */
 @ConfigurationProperties("product.completeness")
