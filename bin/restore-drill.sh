@@ -209,10 +209,12 @@ await_served() { local item=$1 what=$2 deadline=$(( $(date +%s) + $3 )) left
 # the fleet completeness view, when the product has one (GET /v1/projection-completeness without a stream)
 fleet_view() { local out; out=$(api GET "$P/v1/projection-completeness" op)
   [ "$(cat "$RUN/status")" = 200 ] && jq -e 'has("byState")' <<<"$out" >/dev/null && echo "$out"; }
-# true when the view counts every stream CURRENT at epoch $1 (byEpoch: a count, or counts by state)
+# true when the view counts every stream CURRENT at epoch $1 (byEpoch: a count, or counts by state; an epoch a
+# non-empty byEpoch does not name has no stream at it yet)
 fleet_current() { jq -e --argjson n "$N" --arg e "$1" '(.byState.CURRENT // 0) >= $n
     and ((.notCurrent // []) | length) == 0
-    and ((.byEpoch[$e] // null) as $x | $x == null or ($x | if type == "number" then . >= $n
+    and ((.byEpoch // {}) as $b | ($b[$e] // (if ($b | length) > 0 then 0 else null end)) as $x
+         | $x == null or ($x | if type == "number" then . >= $n
          elif type == "object" then ((.CURRENT // ([.[]] | add)) >= $n) else true end))' >/dev/null; }
 
 log "starting both services (logs in $RUN)"
