@@ -64,8 +64,13 @@ class FleetCompletenessIT extends ProductIT {
 
         long started = System.nanoTime();
         JsonNode first = fleet("");
-        long millis = (System.nanoTime() - started) / 1_000_000;
-        System.out.printf("fleet completeness of %d streams: first page in %d ms%n", STREAMS + NEVER_SERVED, millis);
+        long cold = (System.nanoTime() - started) / 1_000_000;
+        started = System.nanoTime();
+        fleet("");
+        long warm = (System.nanoTime() - started) / 1_000_000;
+        // reported, not asserted: a timing assert fails on a busy machine
+        System.out.printf("fleet completeness of %d streams: first page in %d ms, again in %d ms%n",
+                STREAMS + NEVER_SERVED, cold, warm);
         int tenth = STREAMS / 10;
         assertThat(first.get("streams").longValue()).isEqualTo(STREAMS + NEVER_SERVED);
         assertThat(first.get("byState").get("CURRENT").longValue()).isEqualTo(STREAMS - 3 * tenth);
