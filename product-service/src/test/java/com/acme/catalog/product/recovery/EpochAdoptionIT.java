@@ -3,9 +3,11 @@ package com.acme.catalog.product.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Function;
 
 import com.acme.catalog.contracts.ChainDigest;
 import com.acme.catalog.contracts.StreamId;
@@ -128,7 +130,7 @@ class EpochAdoptionIT {
     @Test
     void aProjectionNotProvenEqualToTheStartIsRebuiltAndStaysFenced() {
         String other = "b".repeat(64);
-        Map<String, java.util.function.Function<List<ChainWriter.Event>, String>> cases = new java.util.LinkedHashMap<>();
+        Map<String, Function<List<ChainWriter.Event>, String>> cases = new LinkedHashMap<>();
         cases.put("ahead", e -> startsFrom(1, 1, e.get(0).chainDigest()));
         cases.put("behind", e -> startsFrom(1, 3, other));
         cases.put("digest", e -> startsFrom(1, 2, other));
