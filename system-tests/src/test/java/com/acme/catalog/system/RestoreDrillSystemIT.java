@@ -28,13 +28,17 @@ import tools.jackson.databind.JsonNode;
  * the product rebuilds by itself from an export of the new epoch and registers in it → checksums (accepted-state-v1
  * and public-view-v1) equal at the new epoch; items written after the dump never reappear publicly; a replayed
  * old-epoch delivery is audited and ignored; an old-epoch catch-up request is 410 EPOCH_CHANGED. Prints the RTO
- * (restore done → the product serving the new epoch).
+ * (restore done → the product serving the new epoch). A second stream the restore did not affect (nothing written
+ * after the dump) is rotated too, and the product adopts the new epoch in place for it: no rebuild, its generation
+ * kept, CURRENT at epoch 2 with equal checksums, and its next write delivered live in epoch 2.
  */
 @NeedsPostgresTools
 class RestoreDrillSystemIT {
 
     private static final String T = "acme";
     private static final String C = "drill";
+    /** A stream the restore did not affect: its projection already equals the restored state. */
+    private static final String KEPT = "kept";
     private static final String ON = "{\"enabled\":true}";
     private static final String OFF = "{\"enabled\":false}";
     /** Items written before the dump (the restored state) and after it (lost by the restore). */
@@ -69,7 +73,7 @@ class RestoreDrillSystemIT {
                             : "{\"control\":{\"high-water-mark-interval\":\"PT0.2S\","
                                     + "\"rollback-check-interval\":\"PT2S\",\"grace\":\"PT2S\"}}");
             sys.startResolver(resolverEnv);
-            sys.startProduct(sys.resolverUrl(), Map.of("PRODUCT_STREAMS", T + "/" + C,
+            sys.startProduct(sys.resolverUrl(), Map.of("PRODUCT_STREAMS", T + "/" + C + "," + T + "/" + KEPT,
                     "SPRING_APPLICATION_JSON", "{\"product\":{\"progress\":{\"resync-interval\":\"PT1S\"},"
                             + "\"recovery\":{\"interval\":\"PT1S\",\"max-backoff\":\"PT5S\"},"
                             + "\"epochs\":{\"poll-interval\":\"PT0.5S\"}}}"));
@@ -81,6 +85,11 @@ class RestoreDrillSystemIT {
             sys.registerProduct(T, C);
             sys.assertConverged(T, C);
             long dumped = position(sys);
+            sys.seed(T, KEPT, 5, "seed-0");
+            sys.registerProduct(T, KEPT);
+            sys.assertConverged(T, KEPT);
+            long keptGeneration = TwoServices.scalar(sys.productDb, "SELECT generation_id FROM "
+                    + "product.serving_generation WHERE tenant = '" + T + "' AND catalog = '" + KEPT + "'");
 
             // 2. dump the resolver's database (and only it: never the control store)
             Path dump = Files.createTempFile("drill-resolver", ".dump");
@@ -162,6 +171,8 @@ class RestoreDrillSystemIT {
             JsonNode rotated = sys.ok("POST", sys.resolverUrl() + "/v1/epochs/" + T + "/" + C + "/rotate", "op",
                     "{\"reason\":\"restore drill: resolver database restored from pg_dump\"}");
             assertThat(rotated.path("epoch").longValue()).isEqualTo(2);
+            assertThat(sys.ok("POST", sys.resolverUrl() + "/v1/epochs/" + T + "/" + KEPT + "/rotate", "op",
+                    "{\"reason\":\"restore drill: every stream rotated\"}").path("epoch").longValue()).isEqualTo(2);
             sys.ok("POST", sys.resolverUrl() + "/v1/admin/maintenance", "op", OFF);
             // the product learns the new epoch by itself (its epoch poller), then serving resumes
             await().atMost(Duration.ofSeconds(20)).until(() -> completeness(sys).path("reason").asString()
@@ -184,6 +195,27 @@ class RestoreDrillSystemIT {
                     null).path("consumers");
             assertThat(consumers.valueStream().anyMatch(c -> "product-1".equals(c.path("consumerId").stringValue())
                     && c.path("epoch").longValue() == 2)).as("%s", consumers).isTrue();
+
+            // the unaffected stream: adopted in place, never rebuilt
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                JsonNode k = completeness(sys, KEPT);
+                return k.path("epoch").longValue() == 2 && "CURRENT".equals(k.path("state").stringValue());
+            });
+            assertThat(TwoServices.scalar(sys.productDb, "SELECT count(*) FROM product.rebuild WHERE catalog = '"
+                    + KEPT + "'")).as("adopted in place: no rebuild").isZero();
+            assertThat(TwoServices.scalar(sys.productDb, "SELECT generation_id FROM product.serving_generation "
+                    + "WHERE tenant = '" + T + "' AND catalog = '" + KEPT + "'")).isEqualTo(keptGeneration);
+            assertThat(TwoServices.scalar(sys.productDb, "SELECT epoch FROM product.generation WHERE generation_id = "
+                    + keptGeneration)).isEqualTo(2);
+            sys.assertConverged(T, KEPT);
+            assertThat(sys.checksum(T, KEPT, "projection-checksum").path("epoch").longValue()).isEqualTo(2);
+            assertThat(sys.call("GET", sys.productUrl() + "/v1/catalog/" + T + "/" + KEPT + "/items/seed-0", null,
+                    null).status()).isEqualTo(200);
+            sys.ok("PUT", sys.resolverUrl() + "/v1/streams/" + T + "/" + KEPT + "/items/seed-0", "w",
+                    "{\"attributes\":{\"name\":\"Kept, epoch 2\"}}");
+            sys.assertConverged(T, KEPT);
+            assertThat(TwoServices.scalar(sys.productDb, "SELECT count(*) FROM product.rebuild WHERE catalog = '"
+                    + KEPT + "'")).as("its epoch-2 write delivered live").isZero();
 
             // 8. a replayed old-epoch delivery: audited and ignored
             TwoServices.Response replay = sys.call("POST", sys.productUrl() + "/v1/inbox/events", "r",
@@ -275,8 +307,12 @@ class RestoreDrillSystemIT {
     }
 
     private static JsonNode completeness(TwoServices sys) throws Exception {
-        return sys.ok("GET", sys.productUrl() + "/v1/projection-completeness?tenant=" + T + "&catalog=" + C, "op",
-                null);
+        return completeness(sys, C);
+    }
+
+    private static JsonNode completeness(TwoServices sys, String catalog) throws Exception {
+        return sys.ok("GET", sys.productUrl() + "/v1/projection-completeness?tenant=" + T + "&catalog=" + catalog,
+                "op", null);
     }
 
     /** A proxy to the server the database is on (TEST_DATABASE_URL's, not always 127.0.0.1:5432). */

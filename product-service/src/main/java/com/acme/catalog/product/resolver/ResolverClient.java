@@ -201,8 +201,16 @@ public class ResolverClient {
      * ({@code GET /v1/epochs/{t}/{c}}; 1 for a stream nobody wrote).
      */
     public long currentEpoch(StreamId s) {
+        return epochStatus(s).epoch();
+    }
+
+    /**
+     * The stream's epochs as the resolver's epoch API reads them from the control store ({@code GET
+     * /v1/epochs/{t}/{c}}): the current one and every one issued, each with where it starts from.
+     */
+    public EpochStatus epochStatus(StreamId s) {
         return read("current epoch", rest.get().uri("/v1/epochs/{t}/{c}", s.tenant(), s.catalog()).retrieve()
-                .toEntity(String.class), EpochStatus.class).epoch();
+                .toEntity(String.class), EpochStatus.class);
     }
 
     /** @return the new lease's id */

@@ -41,6 +41,13 @@ final class FakeCatchUpResolver implements AutoCloseable {
         volatile boolean brokenChain;
         /** Listed as {@code rolledBack} (its history put back to {@link #events} and marked by the resolver). */
         volatile boolean rolledBack;
+        /**
+         * Where the current epoch starts, as the history entry and the listing carry it: a {@code StartsFrom} in JSON
+         * (the rotation recorded it), or null (unknown: not written).
+         */
+        volatile String startsFrom;
+        /** The epochs the product registered its consumer in, in order. */
+        final List<Long> registeredEpochs = new CopyOnWriteArrayList<>();
         final AtomicInteger pagesServed = new AtomicInteger();
     }
 
@@ -101,7 +108,8 @@ final class FakeCatchUpResolver implements AutoCloseable {
                 }
                 answer(ex, 200, "{\"epoch\":" + s.epoch + ",\"issuedAt\":\"" + AT + "\",\"highWaterMark\":"
                         + s.events.size() + ",\"history\":[{\"epoch\":" + s.epoch + ",\"issuedAt\":\"" + AT
-                        + "\",\"reason\":\"test\",\"issuer\":\"fake\"}]}");
+                        + "\",\"reason\":\"test\",\"issuer\":\"fake\""
+                        + (s.startsFrom == null ? "" : ",\"startsFrom\":" + s.startsFrom) + "}]}");
             } else if (method.equals("POST") && path.equals("/v1/retention/leases")) {
                 JsonNode lease = JSON.readTree(request);
                 answer(ex, 201, "{\"leaseId\":\"" + new UUID(0x0190000000007000L, leases.incrementAndGet())
@@ -115,6 +123,10 @@ final class FakeCatchUpResolver implements AutoCloseable {
                 answer(ex, 204, null);
             } else if (method.equals("POST") && path.equals("/v1/retention/consumers")) {
                 JsonNode r = JSON.readTree(request);
+                Stream registered = streams.get(r.path("catalog").stringValue()); // not a subscription's "*"
+                if (registered != null) {
+                    registered.registeredEpochs.add(r.path("epoch").longValue());
+                }
                 answer(ex, 201, "{\"consumerId\":\"" + r.path("consumerId").stringValue() + "\",\"durablePosition\":0,"
                         + "\"tenant\":\"acme\",\"catalog\":\"" + r.path("catalog").stringValue() + "\",\"epoch\":1,"
                         + "\"deliveryUrl\":null,\"registeredAt\":\"" + AT + "\",\"streams\":0}");
@@ -175,6 +187,7 @@ final class FakeCatchUpResolver implements AutoCloseable {
                     .append("\",\"epoch\":").append(s.epoch).append(",\"cursor\":").append(all.size())
                     .append(",\"chainDigest\":\"").append(digest).append("\",\"prunedThrough\":").append(s.prunedThrough)
                     .append(",\"currentEpoch\":").append(s.epoch)
+                    .append(s.startsFrom == null ? "" : ",\"startsFrom\":" + s.startsFrom)
                     .append(s.rolledBack ? ",\"rolledBack\":true,\"rolledBackAt\":\"" + AT + "\"" : "").append('}');
         });
         answer(ex, 200, "{\"streams\":[" + out + "]}");
