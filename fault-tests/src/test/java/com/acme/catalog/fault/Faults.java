@@ -75,7 +75,8 @@ final class Faults {
         /**
          * one stream's epoch rotated as the runbook does it (docs/runbooks/restore.md): maintenance on (the product
          * first), rotate, the audit consumer registered in the new epoch, maintenance off (the resolver first), while
-         * the writers and the light faults go on; the product must rebuild in the new epoch by itself
+         * the writers and the light faults go on; the product must reach the new epoch by itself (adopted in place
+         * when its projection is exactly where the new epoch starts, rebuilt otherwise)
          */
         EPOCH_ROTATION,
         /**
