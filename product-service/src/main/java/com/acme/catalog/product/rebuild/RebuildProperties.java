@@ -20,7 +20,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param retryInitialDelay  pause before the first retry; each further one doubles it, up to {@code retryMaxDelay}
  * @param retryMaxDelay      the longest pause between two attempts
  * @param pollInterval       pause between two export status reads while the export is RUNNING
- * @param workers            rebuilds this instance runs at once
+ * @param workers            the rebuild concurrency: how many rebuilds this instance runs at once (one thread each);
+ *                           the others wait for a thread, their rows in their phase; at least 1
  * @param maintenanceWorkMem PostgreSQL {@code maintenance_work_mem} of the load's transactions (index builds)
  * @param testPause          test only, empty in production: how long a rebuild is held at a probe point of a phase
  *                           ({@link TestPauses}), so crash tests can kill the process there
@@ -37,6 +38,10 @@ record RebuildProperties(@DefaultValue("PT2M") Duration leaseTtl, @DefaultValue(
         if (retryBudget.isNegative() || retryInitialDelay.isNegative() || retryMaxDelay.isNegative()) {
             throw new IllegalArgumentException("product.rebuild.retry-budget, retry-initial-delay and retry-max-delay "
                     + "must not be negative");
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("product.rebuild.workers must be at least 1 (how many rebuilds this "
+                    + "instance runs at once), not " + workers);
         }
     }
 
