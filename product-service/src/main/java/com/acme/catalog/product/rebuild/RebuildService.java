@@ -43,10 +43,10 @@ import org.springframework.stereotype.Service;
  * drops the shadow, waits (backoff from {@code retry-initial-delay} doubling to {@code retry-max-delay}; the row shows
  * why and {@code nextRetryAt}) and restarts from a new export, for as long as {@code retry-budget} allows after the
  * rebuild's first retried failure; a failure about the data or a refusal drops the shadow, releases the lease and
- * leaves the rebuild FAILED at once. An attempt that met a newer epoch than its own ({@link RestartPolicy.Failure#epochMoved})
- * restarts at once at the new epoch, without starting or using the retry budget: a rotation is never a reason to give
- * up (a second such failure at the same epoch is weighed like any other signal). Every reason recorded is
- * {@code CODE: sentence}, never an exception's class name.
+ * leaves the rebuild FAILED at once. An attempt that met a newer epoch than its own
+ * ({@link RestartPolicy.Failure#epochMoved}) restarts at once at the new epoch, without starting or using the retry
+ * budget: a rotation is never a reason to give up (a second such failure at the same epoch is weighed like any other
+ * signal). Every reason recorded is {@code CODE: sentence}, never an exception's class name.
  *
  * <p>A rebuild runs under this instance's worker lease of the stream ({@link WorkerLeases}): the load, every
  * catch-up page and the cutover each end with the fence check, so once another owner (or a newer fence) took the

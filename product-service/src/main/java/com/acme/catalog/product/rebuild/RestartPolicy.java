@@ -81,8 +81,8 @@ final class RestartPolicy {
     /** The code of a resolver's 409 {@code EPOCH_MISMATCH}: the stream's epoch moved past the attempt's. */
     static final String EPOCH_CHANGED = "EPOCH_CHANGED";
     private static final Set<String> EPOCH_MOVES = Set.of(EPOCH_CHANGED,
-            RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER.name(), RestartRequired.Reason.EXPORT_OF_OLD_EPOCH.name(),
-            RestartRequired.Reason.PAGE_OF_OLD_EPOCH.name());
+            RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER.name(),
+            RestartRequired.Reason.EXPORT_OF_OLD_EPOCH.name(), RestartRequired.Reason.PAGE_OF_OLD_EPOCH.name());
     private static final int MAX_DEPTH = 16;
     private static final int MAX_DETAIL = 400;
     /** The product's own answers that mean "not now" rather than "no". */
@@ -136,8 +136,8 @@ final class RestartPolicy {
                 // the stream was rotated while the attempt ran (its lease, export or consumer registration is of
                 // the old epoch): a restart signal, never a refusal
                 return new Failure(Kind.SIGNAL, EPOCH_CHANGED, "the resolver answered the "
-                        + clean(callOf(refused.getMessage(), " answered 409")) + " with 409 EPOCH_MISMATCH (the stream's "
-                        + "epoch moved past the attempt's); restarting at the new epoch");
+                        + clean(callOf(refused.getMessage(), " answered 409")) + " with 409 EPOCH_MISMATCH (the "
+                        + "stream's epoch moved past the attempt's); restarting at the new epoch");
             }
             if (t instanceof ResolverClient.RefusedException) {
                 return new Failure(Kind.PERMANENT, "RESOLVER_REFUSED",

@@ -13,8 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * docs/design.md step 6 (retained events), the product's side, for the catch-up and the cutover: reads the page of
- * events after a position under the attempt's lease and epoch ({@link Pinned}), verifies its chain and parses its events. A 410 is
- * {@link ResolverClient.GoneException} (restart from a new export).
+ * events after a position under the attempt's lease and epoch ({@link Pinned}), verifies its chain and parses its
+ * events. A 410 is {@link ResolverClient.GoneException} (restart from a new export).
  */
 @Component
 class RetainedPages {

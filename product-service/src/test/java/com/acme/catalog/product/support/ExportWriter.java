@@ -100,8 +100,8 @@ public final class ExportWriter {
         }
         String digest = w == 0 ? ChainDigest.ZERO : chain.get(w - 1).chainDigest();
         long epoch = chain.isEmpty() ? 1 : chain.get(0).epoch();
-        ExportManifest m = new ExportManifest(folder, stream.tenant(), stream.catalog(), epoch, w, digest, Instant.now(),
-                AcceptedStateChecksum.PROFILE, sums, objects);
+        ExportManifest m = new ExportManifest(folder, stream.tenant(), stream.catalog(), epoch, w, digest,
+                Instant.now(), AcceptedStateChecksum.PROFILE, sums, objects);
         byte[] json = m.toJson();
         store.put(manifestKey, ExportFormat.MANIFEST_CONTENT_TYPE, o -> o.write(json));
         return manifestKey;
