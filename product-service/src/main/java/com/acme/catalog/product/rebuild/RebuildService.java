@@ -52,6 +52,10 @@ import org.springframework.stereotype.Service;
  * catch-up page and the cutover each end with the fence check, so once another owner (or a newer fence) took the
  * lease none of them can commit. A rebuild whose worker lost the lease stays unfinished; the next holder of the
  * lease restarts it ({@link #resumeUnfinished}).
+ *
+ * <p>Longer than most classes here because it is the rebuild's one entry point for the controller, the recovery worker
+ * and completeness (start, the reads of a rebuild's row and progress, the takeover) besides the attempt loop; what
+ * each step does is in its step class.
  */
 @Service
 public class RebuildService {
