@@ -477,6 +477,10 @@ public class RebuildService {
             return new Outcome(cutOver, null);
         } catch (Exception e) {
             return new Outcome(reached, e);
+        } catch (Error e) {
+            // not weighed: stop renewing the lease and let it escape (RunningRebuilds logs it)
+            reached.lease().ifPresent(p -> p.keeper().close());
+            throw e;
         }
     }
 
