@@ -478,7 +478,7 @@ public class RebuildService {
         } catch (Exception e) {
             return new Outcome(reached, e);
         } catch (Error e) {
-            // not weighed: stop renewing the lease and let it escape (RunningRebuilds logs it)
+            // not weighed: stop renewing the lease and let it escape
             reached.lease().ifPresent(p -> p.keeper().close());
             throw e;
         }
