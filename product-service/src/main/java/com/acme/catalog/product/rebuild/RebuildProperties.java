@@ -7,9 +7,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code product.rebuild.*} settings; docs/rebuild.md lists them for operators, docs/configuration.md also the
- * deprecated {@code lease-ttl-seconds}, {@code poll-ms}, {@code test-pause-ms} and {@code max-attempts}. The timeout
- * of the rebuild's resolver calls ({@code request-timeout}) is the resolver client's ({@code ResolverClientProperties}).
+ * {@code product.rebuild.*} settings; docs/rebuild.md lists them for operators, docs/configuration.md the concurrency
+ * ({@code workers}) and the deprecated {@code lease-ttl-seconds}, {@code poll-ms}, {@code test-pause-ms} and
+ * {@code max-attempts}. The timeout of the rebuild's resolver calls ({@code request-timeout}) is the resolver
+ * client's ({@code ResolverClientProperties}).
  *
  * @param leaseTtl           ttl of the resolver lease that pins retention for an attempt; renewed every third of it
  * @param pageLimit          events per catch-up page asked for (the resolver caps it at its own page limits)
