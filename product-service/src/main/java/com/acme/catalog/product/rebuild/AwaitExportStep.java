@@ -22,10 +22,6 @@ import org.springframework.stereotype.Component;
 @Component
 class AwaitExportStep {
 
-    /** A READY export: its manifest and where the manifest is stored. */
-    record ReadyExport(String manifestKey, ExportManifest manifest) {
-    }
-
     private final ResolverClient resolver;
     private final RebuildRepository rebuilds;
     private final ObjectStore store;
@@ -43,29 +39,30 @@ class AwaitExportStep {
         this.properties = properties;
     }
 
-    ReadyExport awaitExport(Attempt a) throws IOException, InterruptedException {
-        String exportId = resolver.requestExport(a.stream, a.leaseId);
-        rebuilds.export(a.id, exportId);
-        String manifestKey = awaitReady(a, exportId);
+    ReadyExport awaitExport(Pinned p) throws IOException, InterruptedException {
+        String exportId = resolver.requestExport(p.stream(), p.leaseId());
+        rebuilds.export(p.id(), exportId);
+        String manifestKey = awaitReady(p, exportId);
         ExportManifest manifest = ExportObjectReader.manifest(store, manifestKey);
-        long current = epochs.current(a.stream);
+        long current = epochs.current(p.stream());
         if (manifest.epoch() < current) {
             // an export of an epoch older than the current one is never loaded: audited, restarted
-            audit.recordExport(a.stream, manifest.epoch(), manifest.cursor(), current);
-            audit.count(a.stream, OldEpochAudit.Source.EXPORT, 1);
+            audit.recordExport(p.stream(), manifest.epoch(), manifest.cursor(), current);
+            audit.count(p.stream(), OldEpochAudit.Source.EXPORT, 1);
             throw new RestartRequired(RestartRequired.Reason.EXPORT_OF_OLD_EPOCH, "export " + exportId + " is of epoch "
                     + manifest.epoch() + ", older than the current epoch " + current);
         }
-        if (!manifest.tenant().equals(a.stream.tenant()) || !manifest.catalog().equals(a.stream.catalog())
-                || manifest.epoch() != a.epoch) {
+        if (!manifest.tenant().equals(p.stream().tenant()) || !manifest.catalog().equals(p.stream().catalog())
+                || manifest.epoch() != p.epoch()) {
             throw new PermanentFailure("EXPORT_MISMATCH", "export " + exportId + " is of " + manifest.tenant() + "/"
-                    + manifest.catalog() + " epoch " + manifest.epoch() + ", not " + a.stream + " epoch " + a.epoch);
+                    + manifest.catalog() + " epoch " + manifest.epoch() + ", not " + p.stream() + " epoch "
+                    + p.epoch());
         }
-        return new ReadyExport(manifestKey, manifest);
+        return new ReadyExport(p, exportId, manifestKey, manifest);
     }
 
     /** Polls the export until READY, its lease kept alive meanwhile; @return the manifest's key */
-    private String awaitReady(Attempt a, String exportId) throws InterruptedException {
+    private String awaitReady(Pinned p, String exportId) throws InterruptedException {
         while (true) {
             ExportView status = resolver.exportStatus(exportId);
             switch (status.status()) {
@@ -84,7 +81,7 @@ class AwaitExportStep {
                 case RUNNING -> {
                 }
             }
-            a.keeper.check();
+            p.keeper().check();
             Thread.sleep(properties.pollInterval().toMillis());
         }
     }

@@ -46,16 +46,19 @@ class CatchUpStep {
         this.tx = new TransactionTemplate(tm);
     }
 
-    void catchUp(Attempt a) throws Exception {
-        a.catchUpStartNanos = System.nanoTime();
+    CaughtUp catchUp(LoadedShadow loaded) throws Exception {
+        Pinned p = loaded.pinned();
+        Started a = p.started();
+        long startNanos = System.nanoTime();
+        long events = 0;
         long waitNanos = 0;
         long applyNanos = 0;
         boolean probed = false;
-        GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(a.generation).orElseThrow());
-        a.progress.catchingUp(shadow.chainPosition());
+        GenerationCursor shadow = tx.execute(s -> generations.lockGeneration(loaded.generation()).orElseThrow());
+        a.progress().catchingUp(shadow.chainPosition());
         ExecutorService fetcher = Executors.newSingleThreadExecutor(DaemonThreads.named("rebuild-fetch"));
         try {
-            Future<RetainedPages.PreparedPage> next = fetcher.submit(() -> pages.read(a, shadow.chainPosition(),
+            Future<RetainedPages.PreparedPage> next = fetcher.submit(() -> pages.read(p, shadow.chainPosition(),
                     shadow.chainDigest()));
             while (true) {
                 long t0 = System.nanoTime();
@@ -63,18 +66,19 @@ class CatchUpStep {
                 long t1 = System.nanoTime();
                 boolean last = page.reachesHead();
                 if (!last) {
-                    next = fetcher.submit(() -> pages.read(a, page.page().through(), page.digestThrough()));
+                    next = fetcher.submit(() -> pages.read(p, page.page().through(), page.digestThrough()));
                 }
-                int applied = applyPage(a, page);
-                metrics.caughtUp(a, applied);
-                a.progress.page(page.page().through(), page.page().head(), applied);
+                int applied = applyPage(loaded, page);
+                events += applied;
+                metrics.caughtUp(a.stream(), applied, events, System.nanoTime() - startNanos);
+                a.progress().page(page.page().through(), page.page().head(), applied);
                 waitNanos += t1 - t0;
                 applyNanos += System.nanoTime() - t1;
                 if (!probed) {
                     probed = true;
                     probe.reached(RebuildPhase.CATCHING_UP);
                 }
-                a.keeper.check();
+                p.keeper().check();
                 if (last) {
                     break;
                 }
@@ -82,9 +86,10 @@ class CatchUpStep {
         } finally {
             fetcher.shutdownNow();
         }
-        a.keeper.renewNow();
-        rebuilds.steps(a.id, Map.of("catchUp.fetch", waitNanos / 1_000_000, "catchUp.apply",
-                applyNanos / 1_000_000, "catchUp.events", a.caughtUpEvents));
+        p.keeper().renewNow();
+        rebuilds.steps(a.id(), Map.of("catchUp.fetch", waitNanos / 1_000_000, "catchUp.apply",
+                applyNanos / 1_000_000, "catchUp.events", events));
+        return new CaughtUp(loaded, events, startNanos);
     }
 
     private static RetainedPages.PreparedPage await(Future<RetainedPages.PreparedPage> page) throws Exception {
@@ -104,22 +109,22 @@ class CatchUpStep {
      *
      * @return the number of events applied
      */
-    private int applyPage(Attempt a, RetainedPages.PreparedPage prepared) {
+    private int applyPage(LoadedShadow loaded, RetainedPages.PreparedPage prepared) {
         if (prepared.events().isEmpty()) {
             return 0;
         }
         GenerationCursor after = tx.execute(s -> {
-            GenerationCursor locked = generations.lockGeneration(a.generation).orElseThrow();
+            GenerationCursor locked = generations.lockGeneration(loaded.generation()).orElseThrow();
             if (locked.chainPosition() != prepared.page().after()
                     || !locked.chainDigest().equals(prepared.digestAtAfter())) {
-                throw new IllegalStateException("shadow generation " + a.generation + " is at "
+                throw new IllegalStateException("shadow generation " + loaded.generation() + " is at "
                         + locked.chainPosition() + " while a page after " + prepared.page().after() + " was read");
             }
             GenerationCursor applied = applier.apply(locked, prepared.events()).cursor();
-            leases.requireHeld(a.fence);
+            leases.requireHeld(loaded.started().fence());
             return applied;
         });
-        rebuilds.progress(a.id, after.appliedPosition(), prepared.events().size());
+        rebuilds.progress(loaded.started().id(), after.appliedPosition(), prepared.events().size());
         return prepared.events().size();
     }
 }

@@ -40,25 +40,29 @@ class CutoverStep {
         this.tx = new TransactionTemplate(tm);
     }
 
-    /** @return the generation that served before, if any: {@link RetireStep} retires it */
-    Optional<Long> cutover(Attempt a) {
-        Long old = tx.execute(s -> {
-            Optional<GenerationCursor> serving = generations.lockServing(a.stream, true);
+    /** @return the cutover's target and the generation that served before, if any: {@link RetireStep} retires it */
+    CutOver cutover(CaughtUp caughtUp) {
+        Started a = caughtUp.started();
+        long epoch = caughtUp.shadow().pinned().epoch();
+        long generation = caughtUp.generation();
+        return tx.execute(s -> {
+            Optional<GenerationCursor> serving = generations.lockServing(a.stream(), true);
             int servingVersion = serving.map(GenerationCursor::projectionVersion).orElse(0);
-            if (servingVersion > a.projectionVersion && !a.anyVersion) {
+            if (servingVersion > a.projectionVersion() && !a.anyVersion()) {
                 // the serving generation was replaced by a newer version's while this attempt ran: never back
-                throw new PermanentFailure("PROJECTION_VERSION_OLDER", a.stream + " is served by projection version "
-                        + servingVersion + ", newer than this rebuild's " + a.projectionVersion + "; an older "
-                        + "instance never cuts a stream over back to its version");
+                throw new PermanentFailure("PROJECTION_VERSION_OLDER", a.stream() + " is served by projection "
+                        + "version " + servingVersion + ", newer than this rebuild's " + a.projectionVersion()
+                        + "; an older instance never cuts a stream over back to its version");
             }
-            GenerationCursor shadow = tail.applyToHead(a, generations.lockGeneration(a.generation).orElseThrow());
+            GenerationCursor shadow = tail.applyToHead(caughtUp, generations.lockGeneration(generation)
+                    .orElseThrow());
             long h = shadow.chainPosition();
-            long current = epochs.currentInDatabase(a.stream);
-            if (current > a.epoch) {
+            long current = epochs.currentInDatabase(a.stream());
+            if (current > epoch) {
                 throw new RestartRequired(RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER, "the current epoch is "
-                        + current + ", this rebuild is of epoch " + a.epoch);
+                        + current + ", this rebuild is of epoch " + epoch);
             }
-            long parked = cutovers.parkedAtOrBelow(a.generation, h);
+            long parked = cutovers.parkedAtOrBelow(generation, h);
             if (parked > 0 || shadow.appliedPosition() != h) {
                 throw new IllegalStateException(parked + " event(s) at or below the target " + h
                         + " are parked in the shadow generation (processed through " + shadow.appliedPosition()
@@ -66,18 +70,15 @@ class CutoverStep {
             }
             // ahead of the resolver is a rollback signal, unless the serving copy is known to have diverged
             // (it may hold a forged event the resolver never committed): then the rebuild is the repair
-            if (serving.isPresent() && serving.get().epoch() == a.epoch && serving.get().appliedPosition() > h
+            if (serving.isPresent() && serving.get().epoch() == epoch && serving.get().appliedPosition() > h
                     && !cutovers.diverged(serving.get().generationId())) {
                 throw new IllegalStateException("the serving generation is at " + serving.get().appliedPosition()
                         + ", past the resolver's head " + h);
             }
             probe.reached(RebuildPhase.CUTTING_OVER);
-            cutovers.pointServingAt(a.stream, a.generation);
-            leases.requireHeld(a.fence);
-            a.target = h;
-            return serving.map(GenerationCursor::generationId).orElse(null);
+            cutovers.pointServingAt(a.stream(), generation);
+            leases.requireHeld(a.fence());
+            return new CutOver(caughtUp, h, serving.map(GenerationCursor::generationId));
         });
-        a.cutOver = true;
-        return Optional.ofNullable(old);
     }
 }

@@ -26,14 +26,13 @@ class LeaseStep {
         this.properties = properties;
     }
 
-    void pinRetention(Attempt a) {
-        a.epoch = resolver.epoch(a.stream);
-        epochs.learn(a.stream, a.epoch);
+    Pinned pinRetention(Started s) {
+        long epoch = resolver.epoch(s.stream());
+        epochs.learn(s.stream(), epoch);
         long ttlSeconds = properties.leaseTtl().toSeconds();
-        String leaseId = resolver.createLease(a.stream, a.epoch, ttlSeconds, "product-rebuild-" + a.id);
-        a.leaseId = leaseId;
-        rebuilds.lease(a.id, leaseId);
-        a.keeper = new LeaseKeeper(() -> resolver.renewLease(leaseId, ttlSeconds),
-                properties.leaseTtl().toMillis() / 3);
+        String leaseId = resolver.createLease(s.stream(), epoch, ttlSeconds, "product-rebuild-" + s.id());
+        rebuilds.lease(s.id(), leaseId);
+        return new Pinned(s, epoch, leaseId, new LeaseKeeper(() -> resolver.renewLease(leaseId, ttlSeconds),
+                properties.leaseTtl().toMillis() / 3));
     }
 }

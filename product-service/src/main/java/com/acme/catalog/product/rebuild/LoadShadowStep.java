@@ -2,6 +2,7 @@ package com.acme.catalog.product.rebuild;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 import com.acme.catalog.product.lease.WorkerLeases;
 
@@ -12,8 +13,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * docs/design.md step 5 (load shadow): loads the READY export into a new BUILDING generation ({@link ShadowLoader})
  * whose attach commits only under the worker fence, and records W, the row count and the load's step durations. The
- * loader commits the generation's row (and its plain tables) before the attach: the attempt knows the generation at
- * once, so an abandoned attempt drops it.
+ * loader commits the generation's row (and its plain tables) before the attach: the caller is told the generation at
+ * once ({@code created}), so an abandoned attempt drops it.
  */
 @Component
 class LoadShadowStep {
@@ -35,23 +36,26 @@ class LoadShadowStep {
         this.tx = new TransactionTemplate(tm);
     }
 
-    void loadShadow(Attempt a, AwaitExportStep.ReadyExport export) {
+    /** @param created told the shadow generation's id as soon as its row is committed, before anything is loaded */
+    LoadedShadow loadShadow(ReadyExport export, LongConsumer created) {
+        Started a = export.started();
         long loadStart = System.nanoTime();
-        a.progress.loading(export.manifest());
+        a.progress().loading(export.manifest());
         ShadowLoader.Loaded loaded = tx.execute(s -> {
-            ShadowLoader.Loaded l = loader.load(a.stream, export.manifestKey(), export.manifest(),
-                    rows -> rebuilds.loadedRows(a.id, rows), g -> a.generation = g, a.progress);
+            ShadowLoader.Loaded l = loader.load(a.stream(), export.manifestKey(), export.manifest(),
+                    rows -> rebuilds.loadedRows(a.id(), rows), created, a.progress());
             probe.reached(RebuildPhase.LOADING);
-            leases.requireHeld(a.fence);
+            leases.requireHeld(a.fence());
             return l;
         });
-        a.generation = loaded.generationId();
-        rebuilds.loaded(a.id, a.generation, loaded.rows(), export.manifest().cursor());
-        metrics.loaded(a.stream, loaded.rows(), System.nanoTime() - loadStart);
+        long w = export.manifest().cursor();
+        rebuilds.loaded(a.id(), loaded.generationId(), loaded.rows(), w);
+        metrics.loaded(a.stream(), loaded.rows(), System.nanoTime() - loadStart);
         Map<String, Long> loadSteps = new LinkedHashMap<>();
         loaded.stepMillis().forEach((step, ms) -> loadSteps.put("load." + step, ms));
-        rebuilds.steps(a.id, loadSteps);
+        rebuilds.steps(a.id(), loadSteps);
         // the load made no resolver call: a renewal the keeper could not make restarts (410) or fails the attempt
-        a.keeper.renewNow();
+        export.pinned().keeper().renewNow();
+        return new LoadedShadow(export.pinned(), loaded.generationId(), loaded.rows(), w);
     }
 }

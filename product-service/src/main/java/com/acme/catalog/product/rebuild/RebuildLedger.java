@@ -39,10 +39,10 @@ class RebuildLedger {
         rebuilds.worker(id, fence.owner(), fence.fence());
     }
 
-    void phase(Attempt a, RebuildPhase phase) {
-        rebuilds.phase(a.id, phase);
-        a.progress.phase(phase);
-        metrics.phase(a.stream, phase);
+    void phase(Started a, RebuildPhase phase) {
+        rebuilds.phase(a.id(), phase);
+        a.progress().phase(phase);
+        metrics.phase(a.stream(), phase);
     }
 
     /**
@@ -53,6 +53,15 @@ class RebuildLedger {
     void restarted(UUID id, StreamId stream, RestartPolicy.Failure why, java.time.Instant now,
             java.time.Instant nextRetryAt) {
         rebuilds.restart(id, why.code(), why.text(), now, nextRetryAt);
+        metrics.phase(stream, RebuildPhase.LEASING);
+    }
+
+    /**
+     * The rebuild starts over at once at the stream's new epoch (LEASING again), its attempt counted, for
+     * {@code why}; its retry budget is neither started nor used by it.
+     */
+    void restartedAtNewEpoch(UUID id, StreamId stream, RestartPolicy.Failure why) {
+        rebuilds.restart(id, why.code(), why.text(), null, null);
         metrics.phase(stream, RebuildPhase.LEASING);
     }
 
@@ -79,9 +88,12 @@ class RebuildLedger {
         return rebuilds.find(id).map(r -> r.phase().name()).orElse("?");
     }
 
-    /** {@code events} more were applied to the attempt's shadow, now processed through {@code appliedPosition}. */
-    void caughtUp(Attempt a, long appliedPosition, int events) {
-        rebuilds.progress(a.id, appliedPosition, events);
-        metrics.caughtUp(a, events);
+    /**
+     * {@code events} more were applied to the caught-up shadow by the cutover's tail, now processed through
+     * {@code appliedPosition}; {@code total} the events the attempt applied so far.
+     */
+    void caughtUp(CaughtUp c, long appliedPosition, int events, long total) {
+        rebuilds.progress(c.started().id(), appliedPosition, events);
+        metrics.caughtUp(c.started().stream(), events, total, System.nanoTime() - c.startNanos());
     }
 }

@@ -70,12 +70,6 @@ class RebuildMetrics {
         catchUpRate.set(perSecond(total, nanos));
     }
 
-    /** {@code events} more were applied by the attempt's catch-up or cutover. */
-    void caughtUp(Attempt a, int events) {
-        a.caughtUpEvents += events;
-        caughtUp(a.stream, events, a.caughtUpEvents, System.nanoTime() - a.catchUpStartNanos);
-    }
-
     /** The stream's rebuild on this instance is in {@code phase} now; a final phase ends its gauge and counts it. */
     synchronized void phase(StreamId stream, RebuildPhase phase) {
         if (phase.isFinal()) {

@@ -52,10 +52,10 @@ class RebuildProgresses {
     }
 
     /** The attempt runs here: its progress is what this instance shows for the rebuild. */
-    void track(Attempt a) {
-        running.put(a.id, a.progress);
+    void track(Started a) {
+        running.put(a.id(), a.progress());
         synchronized (ended) {
-            ended.remove(a.id);
+            ended.remove(a.id());
         }
     }
 

@@ -7,9 +7,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code product.rebuild.*} settings; docs/rebuild.md lists them for operators, docs/configuration.md also the
- * deprecated {@code lease-ttl-seconds}, {@code poll-ms}, {@code test-pause-ms} and {@code max-attempts}. The timeout
- * of the rebuild's resolver calls ({@code request-timeout}) is the resolver client's ({@code ResolverClientProperties}).
+ * {@code product.rebuild.*} settings; docs/rebuild.md lists them for operators, docs/configuration.md the concurrency
+ * ({@code workers}) and the deprecated {@code lease-ttl-seconds}, {@code poll-ms}, {@code test-pause-ms} and
+ * {@code max-attempts}. The timeout of the rebuild's resolver calls ({@code request-timeout}) is the resolver
+ * client's ({@code ResolverClientProperties}).
  *
  * @param leaseTtl           ttl of the resolver lease that pins retention for an attempt; renewed every third of it
  * @param pageLimit          events per catch-up page asked for (the resolver caps it at its own page limits)
@@ -20,7 +21,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param retryInitialDelay  pause before the first retry; each further one doubles it, up to {@code retryMaxDelay}
  * @param retryMaxDelay      the longest pause between two attempts
  * @param pollInterval       pause between two export status reads while the export is RUNNING
- * @param workers            rebuilds this instance runs at once
+ * @param workers            the rebuild concurrency: how many rebuilds this instance runs at once (one thread each);
+ *                           the others wait for a thread, their rows in their phase; at least 1
  * @param maintenanceWorkMem PostgreSQL {@code maintenance_work_mem} of the load's transactions (index builds)
  * @param testPause          test only, empty in production: how long a rebuild is held at a probe point of a phase
  *                           ({@link TestPauses}), so crash tests can kill the process there
@@ -37,6 +39,10 @@ record RebuildProperties(@DefaultValue("PT2M") Duration leaseTtl, @DefaultValue(
         if (retryBudget.isNegative() || retryInitialDelay.isNegative() || retryMaxDelay.isNegative()) {
             throw new IllegalArgumentException("product.rebuild.retry-budget, retry-initial-delay and retry-max-delay "
                     + "must not be negative");
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("product.rebuild.workers must be at least 1 (how many rebuilds this "
+                    + "instance runs at once), not " + workers);
         }
     }
 

@@ -172,10 +172,11 @@ class RebuildRepository {
      * Starts the rebuild over from LEASING, its attempt counted, saying why ({@code code} and {@code CODE: sentence});
      * its retry budget counts from its first restart ({@code now} then).
      *
+     * @param now         when it restarts; null for a restart that does not start the retry budget
      * @param nextRetryAt when the next attempt starts; null when at once
      */
     void restart(UUID id, String code, String why, java.time.Instant now, java.time.Instant nextRetryAt) {
-        jdbc.sql(SQL_RESTART).params(why, code, code, why, java.sql.Timestamp.from(now),
+        jdbc.sql(SQL_RESTART).params(why, code, code, why, now == null ? null : java.sql.Timestamp.from(now),
                 nextRetryAt == null ? null : java.sql.Timestamp.from(nextRetryAt), id).update();
     }
 

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 
@@ -24,28 +25,37 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
 /**
- * Runs rebuilds (docs/rebuild.md). Each attempt is one cycle of {@link RebuildSteps}, one class per protocol step
- * (docs/design.md):
+ * Runs rebuilds (docs/rebuild.md). Each attempt is one pass through {@link RebuildSteps}, one class per protocol step
+ * (docs/design.md), each taking the previous step's immutable result and returning its own ({@link Reached}):
  * <ol>
- * <li>{@link LeaseStep}: learn the epoch, pin retention with a lease kept by one {@link LeaseKeeper} (step 2);</li>
- * <li>{@link AwaitExportStep}: request an export and wait until it is READY (steps 3–4);</li>
- * <li>{@link LoadShadowStep}: load it into a BUILDING generation at W (step 5);</li>
- * <li>{@link CatchUpStep}: apply the retained events after W page by page (steps 6–7);</li>
- * <li>{@link CutoverStep}: under the serving lock, apply the tail to the head H and swap (step 7);</li>
+ * <li>{@link LeaseStep}: learn the epoch, pin retention with a lease kept by one {@link LeaseKeeper} (step 2) →
+ * {@link Pinned};</li>
+ * <li>{@link AwaitExportStep}: request an export and wait until it is READY (steps 3–4) → {@link ReadyExport};</li>
+ * <li>{@link LoadShadowStep}: load it into a BUILDING generation at W (step 5) → {@link LoadedShadow};</li>
+ * <li>{@link CatchUpStep}: apply the retained events after W page by page (steps 6–7) → {@link CaughtUp};</li>
+ * <li>{@link CutoverStep}: under the serving lock, apply the tail to the head H and swap (step 7) →
+ * {@link CutOver};</li>
  * <li>{@link RetireStep}: retire the old generation, register the consumer at H, release the lease (step 7).</li>
  * </ol>
- * This class sequences them and decides restarts ({@link RebuildLedger} records each decision): a restart signal (a
- * 410 from the resolver, or a {@link RestartRequired} of the steps' own) or a failure that says nothing about the data
- * ({@link RestartPolicy}) drops the shadow, waits (backoff from {@code retry-initial-delay} doubling to
- * {@code retry-max-delay}; the row shows why and {@code nextRetryAt}) and restarts from a new export, for as long as
- * {@code retry-budget} allows after the rebuild's first retried failure; a failure about the data or a refusal drops
- * the shadow, releases the lease and leaves the rebuild FAILED at once. Every reason recorded is
- * {@code CODE: sentence}, never an exception's class name.
+ * This class sequences them and decides restarts from the failure and the last result reached
+ * ({@link RebuildLedger} records each decision): a restart signal (a 410 from the resolver, or a
+ * {@link RestartRequired} of the steps' own) or a failure that says nothing about the data ({@link RestartPolicy})
+ * drops the shadow, waits (backoff from {@code retry-initial-delay} doubling to {@code retry-max-delay}; the row shows
+ * why and {@code nextRetryAt}) and restarts from a new export, for as long as {@code retry-budget} allows after the
+ * rebuild's first retried failure; a failure about the data or a refusal drops the shadow, releases the lease and
+ * leaves the rebuild FAILED at once. An attempt that met a newer epoch than its own
+ * ({@link RestartPolicy.Failure#epochMoved}) restarts at once at the new epoch, without starting or using the retry
+ * budget: a rotation is never a reason to give up (a second such failure at the same epoch is weighed like any other
+ * signal). Every reason recorded is {@code CODE: sentence}, never an exception's class name.
  *
  * <p>A rebuild runs under this instance's worker lease of the stream ({@link WorkerLeases}): the load, every
  * catch-up page and the cutover each end with the fence check, so once another owner (or a newer fence) took the
  * lease none of them can commit. A rebuild whose worker lost the lease stays unfinished; the next holder of the
  * lease restarts it ({@link #resumeUnfinished}).
+ *
+ * <p>Longer than most classes here because it is the rebuild's one entry point for the controller, the recovery worker
+ * and completeness (start, the reads of a rebuild's row and progress, the takeover) besides the attempt loop; what
+ * each step does is in its step class.
  */
 @Service
 public class RebuildService {
@@ -174,7 +184,7 @@ public class RebuildService {
         if (u.isEmpty()) {
             return false; // it ended after all
         }
-        running.attempt(new Attempt(id, stream, fence.get()));
+        running.newAttempt(id);
         steps.retire().retireBuilding(stream, running.generationsOf(stream));
         return restart(u.get(), fence.get(), transientFailure("ATTEMPT_INTERRUPTED",
                 "a failure outside the attempt stopped it during " + u.get().phase()));
@@ -329,6 +339,8 @@ public class RebuildService {
 
     private void runAttempts(UUID id, StreamId stream) {
         int attempt = rebuilds.find(id).map(Rebuild::attempt).orElse(1);
+        // the epoch of the last attempt restarted for an epoch change without using the budget
+        long restartedFromEpoch = 0;
         for (;; attempt++) {
             Optional<WorkerFence> fence = stopping ? Optional.empty() : leases.hold(stream);
             if (fence.isEmpty()) {
@@ -337,21 +349,20 @@ public class RebuildService {
                 return;
             }
             ledger.worker(id, fence.get());
-            Attempt a = new Attempt(id, stream, fence.get());
             RebuildRepository.Origin origin = rebuilds.origin(id).orElse(new RebuildRepository.Origin(null,
                     version()));
-            a.projectionVersion = version();
-            a.anyVersion = Reason.OPERATOR_OLDER_PROJECTION.name().equals(origin.reason());
-            running.attempt(a);
-            progresses.track(a);
+            Started started = Started.of(id, fence.get(), version(),
+                    Reason.OPERATOR_OLDER_PROJECTION.name().equals(origin.reason()));
+            running.newAttempt(id);
+            progresses.track(started);
+            Outcome outcome = runSteps(started);
             RestartPolicy.Failure why;
             try {
-                runSteps(a);
-                ledger.phase(a, RebuildPhase.DONE);
-                log.info("{}: rebuild {} done at position {}", stream, id, a.target);
-                return;
-            } catch (Exception e) {
-                steps.retire().abandon(a);
+                if (outcome.failure() == null) {
+                    return;
+                }
+                Exception e = outcome.failure();
+                steps.retire().abandon(outcome.reached(), running.shadowOf(id));
                 RestartPolicy.Failure failure = RestartPolicy.classify(e);
                 if (failure.kind() == RestartPolicy.Kind.SIGNAL) {
                     why = failure;
@@ -374,12 +385,20 @@ public class RebuildService {
                     return;
                 }
             } finally {
-                a.stopRenewing();
+                outcome.reached().lease().ifPresent(p -> p.keeper().close());
             }
             if (stopping || leases.hold(stream).isEmpty()) {
                 // the row belongs to the lease's next holder now: leave it as it is
                 ledger.handOver(id, stream, why);
                 return;
+            }
+            OptionalLong epoch = outcome.epoch();
+            if (why.epochMoved() && epoch.isPresent() && epoch.getAsLong() > restartedFromEpoch) {
+                restartedFromEpoch = epoch.getAsLong();
+                log.info("{}: rebuild {} of epoch {} restarts at once at the stream's new epoch: {}", stream, id,
+                        restartedFromEpoch, why.text());
+                ledger.restartedAtNewEpoch(id, stream, why);
+                continue;
             }
             Instant now = Instant.now();
             Optional<String> exhausted = budgetExhausted(id, attempt, why, now);
@@ -418,21 +437,51 @@ public class RebuildService {
         }
     }
 
-    /** One attempt; what a failed step leaves is for {@link RetireStep#abandon}. */
-    private void runSteps(Attempt a) throws Exception {
-        ledger.phase(a, RebuildPhase.LEASING);
-        steps.lease().pinRetention(a);
-        ledger.phase(a, RebuildPhase.EXPORTING);
-        AwaitExportStep.ReadyExport export = steps.export().awaitExport(a);
-        ledger.phase(a, RebuildPhase.LOADING);
-        steps.load().loadShadow(a, export);
-        ledger.phase(a, RebuildPhase.CATCHING_UP);
-        steps.catchUp().catchUp(a);
-        ledger.phase(a, RebuildPhase.CUTTING_OVER);
-        long cutoverStart = System.nanoTime();
-        Optional<Long> old = steps.cutover().cutover(a);
-        progresses.cutoverTook(Duration.ofNanos(System.nanoTime() - cutoverStart));
-        steps.retire().retire(a, old);
+    /**
+     * How an attempt ended: the last step result it reached and, unless it is done, the failure that stopped it
+     * (what the last result holds is for {@link RetireStep#abandon}).
+     */
+    private record Outcome(Reached reached, Exception failure) {
+
+        /** @return the epoch the attempt rebuilt, once its lease pinned one */
+        OptionalLong epoch() {
+            return reached.lease().map(p -> OptionalLong.of(p.epoch())).orElse(OptionalLong.empty());
+        }
+    }
+
+    /** One attempt, each step fed the previous one's result; never throws. */
+    private Outcome runSteps(Started started) {
+        Reached reached = started;
+        try {
+            ledger.phase(started, RebuildPhase.LEASING);
+            Pinned pinned = steps.lease().pinRetention(started);
+            reached = pinned;
+            ledger.phase(started, RebuildPhase.EXPORTING);
+            ReadyExport export = steps.export().awaitExport(pinned);
+            reached = export;
+            ledger.phase(started, RebuildPhase.LOADING);
+            LoadedShadow loaded = steps.load().loadShadow(export, g -> running.shadowCreated(started.id(), g));
+            running.shadowCreated(started.id(), loaded.generation());
+            reached = loaded;
+            ledger.phase(started, RebuildPhase.CATCHING_UP);
+            CaughtUp caughtUp = steps.catchUp().catchUp(loaded);
+            reached = caughtUp;
+            ledger.phase(started, RebuildPhase.CUTTING_OVER);
+            long cutoverStart = System.nanoTime();
+            CutOver cutOver = steps.cutover().cutover(caughtUp);
+            reached = cutOver;
+            progresses.cutoverTook(Duration.ofNanos(System.nanoTime() - cutoverStart));
+            steps.retire().retire(cutOver);
+            ledger.phase(started, RebuildPhase.DONE);
+            log.info("{}: rebuild {} done at position {}", started.stream(), started.id(), cutOver.target());
+            return new Outcome(cutOver, null);
+        } catch (Exception e) {
+            return new Outcome(reached, e);
+        } catch (Error e) {
+            // not weighed: stop renewing the lease and let it escape
+            reached.lease().ifPresent(p -> p.keeper().close());
+            throw e;
+        }
     }
 
     /** Thrown by the controller for a rebuild id it does not know. */

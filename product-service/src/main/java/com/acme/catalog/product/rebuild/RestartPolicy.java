@@ -63,12 +63,26 @@ final class RestartPolicy {
             return kind != Kind.PERMANENT;
         }
 
+        /**
+         * @return whether the failure says the stream's epoch moved past the attempt's: the resolver's 409
+         *         {@code EPOCH_MISMATCH} ({@value #EPOCH_CHANGED}), an export or page of an older epoch, or an epoch
+         *         change seen before the cutover. The rebuild restarts at once at the new epoch.
+         */
+        boolean epochMoved() {
+            return kind == Kind.SIGNAL && EPOCH_MOVES.contains(code);
+        }
+
         /** @return {@code CODE: sentence}, what {@code error} and the retry reason show */
         String text() {
             return code + ": " + sentence;
         }
     }
 
+    /** The code of a resolver's 409 {@code EPOCH_MISMATCH}: the stream's epoch moved past the attempt's. */
+    static final String EPOCH_CHANGED = "EPOCH_CHANGED";
+    private static final Set<String> EPOCH_MOVES = Set.of(EPOCH_CHANGED,
+            RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER.name(),
+            RestartRequired.Reason.EXPORT_OF_OLD_EPOCH.name(), RestartRequired.Reason.PAGE_OF_OLD_EPOCH.name());
     private static final int MAX_DEPTH = 16;
     private static final int MAX_DETAIL = 400;
     /** The product's own answers that mean "not now" rather than "no". */
@@ -117,6 +131,14 @@ final class RestartPolicy {
                 return new Failure(Kind.TRANSIENT, "RESOLVER_UNAVAILABLE",
                         "the resolver could not serve the " + clean(t.getMessage()));
             }
+            if (t instanceof ResolverClient.RefusedException refused && refused.status() == 409
+                    && ProblemCode.EPOCH_MISMATCH.name().equals(problemCode(refused.getMessage()))) {
+                // the stream was rotated while the attempt ran (its lease, export or consumer registration is of
+                // the old epoch): a restart signal, never a refusal
+                return new Failure(Kind.SIGNAL, EPOCH_CHANGED, "the resolver answered the "
+                        + clean(callOf(refused.getMessage(), " answered 409")) + " with 409 EPOCH_MISMATCH (the "
+                        + "stream's epoch moved past the attempt's); restarting at the new epoch");
+            }
             if (t instanceof ResolverClient.RefusedException) {
                 return new Failure(Kind.PERMANENT, "RESOLVER_REFUSED",
                         "the resolver refused the " + clean(t.getMessage()));
@@ -140,12 +162,22 @@ final class RestartPolicy {
     }
 
     private static String gone(String message) {
+        String code = problemCode(message);
+        return "the resolver answered the " + clean(callOf(message, ": 410")) + " with 410"
+                + (code == null ? "" : " " + code) + " (its lease, cursor or epoch is gone)";
+    }
+
+    /** @return the call a resolver client's message names before {@code status} ("a call" when it names none) */
+    private static String callOf(String message, String status) {
         String m = message == null ? "" : message;
-        int at = m.indexOf(": 410");
-        String call = at > 0 ? m.substring(0, at) : "a call";
-        Matcher code = PROBLEM_CODE.matcher(m);
-        return "the resolver answered the " + clean(call) + " with 410" + (code.find() ? " " + code.group(1) : "")
-                + " (its lease, cursor or epoch is gone)";
+        int at = m.indexOf(status);
+        return at > 0 ? m.substring(0, at) : "a call";
+    }
+
+    /** @return the problem code in a resolver client's message (the answer's body), null when it has none */
+    private static String problemCode(String message) {
+        Matcher code = PROBLEM_CODE.matcher(message == null ? "" : message);
+        return code.find() ? code.group(1) : null;
     }
 
     /**

@@ -13,8 +13,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * docs/design.md step 6 (retained events), the product's side, for the catch-up and the cutover: reads the page of
- * events after a position under the attempt's lease and epoch, verifies its chain and parses its events. A 410 is
- * {@link ResolverClient.GoneException} (restart from a new export).
+ * events after a position under the attempt's lease and epoch ({@link Pinned}), verifies its chain and parses its
+ * events. A 410 is {@link ResolverClient.GoneException} (restart from a new export).
  */
 @Component
 class RetainedPages {
@@ -47,8 +47,8 @@ class RetainedPages {
      *
      * @throws com.acme.catalog.contracts.ApiException {@code CHAIN_BROKEN} when the page does not chain
      */
-    PreparedPage read(Attempt a, long after, String digestAtAfter) {
-        EventPage page = resolver.events(a.stream, after, a.leaseId, a.epoch, pageLimit);
+    PreparedPage read(Pinned p, long after, String digestAtAfter) {
+        EventPage page = resolver.events(p.stream(), after, p.leaseId(), p.epoch(), pageLimit);
         List<EventWire.Split> splits = page.verify(digestAtAfter);
         List<IntegrationEvent> events = new ArrayList<>(splits.size());
         for (EventWire.Split split : splits) {

@@ -36,35 +36,44 @@ class RetireStep {
         this.rebuilds = rebuilds;
     }
 
-    /** Finishes an attempt whose cutover committed; {@code old}: the generation that served before it. */
-    void retire(Attempt a, Optional<Long> old) {
-        old.ifPresent(retirer::retire);
-        rebuilds.target(a.id, a.target);
-        resolver.registerConsumer(a.stream, a.epoch);
-        resolver.progress(a.stream, a.epoch, a.target);
-        progress.restart(a.stream, a.epoch, a.target);
-        a.stopRenewing();
-        resolver.releaseLease(a.leaseId);
-        a.leaseId = null;
+    /** Finishes an attempt whose cutover committed: retires the generation it replaced. */
+    void retire(CutOver c) {
+        Pinned p = c.caughtUp().shadow().pinned();
+        c.replaced().ifPresent(retirer::retire);
+        rebuilds.target(p.id(), c.target());
+        resolver.registerConsumer(p.stream(), p.epoch());
+        resolver.progress(p.stream(), p.epoch(), c.target());
+        progress.restart(p.stream(), p.epoch(), c.target());
+        p.keeper().close();
+        resolver.releaseLease(p.leaseId());
     }
 
-    /** Undoes what the attempt left: the shadow generation (unless it serves) and the lease. Never throws. */
-    void abandon(Attempt a) {
-        a.stopRenewing();
-        if (a.generation != null && !a.cutOver) {
-            try {
-                retirer.retire(a.generation);
-            } catch (RuntimeException e) {
-                log.warn("{}: could not retire shadow generation {}: {}", a.stream, a.generation, e.getMessage());
-            }
+    /**
+     * Undoes what a failed attempt left: its shadow generation (unless the attempt cut over to it) and its lease.
+     * Never throws.
+     *
+     * @param reached the attempt's last result
+     * @param shadow  the shadow generation the attempt created, if any (known before its load returned)
+     */
+    void abandon(Reached reached, Optional<Long> shadow) {
+        StreamId stream = reached.started().stream();
+        reached.lease().ifPresent(p -> p.keeper().close());
+        if (!reached.cutOver()) {
+            shadow.ifPresent(g -> {
+                try {
+                    retirer.retire(g);
+                } catch (RuntimeException e) {
+                    log.warn("{}: could not retire shadow generation {}: {}", stream, g, e.getMessage());
+                }
+            });
         }
-        if (a.leaseId != null) {
+        reached.lease().ifPresent(p -> {
             try {
-                resolver.releaseLease(a.leaseId);
+                resolver.releaseLease(p.leaseId());
             } catch (RuntimeException e) {
-                log.warn("{}: could not release lease {}: {}", a.stream, a.leaseId, e.getMessage());
+                log.warn("{}: could not release lease {}: {}", stream, p.leaseId(), e.getMessage());
             }
-        }
+        });
     }
 
     /** Retires the stream's BUILDING generations except {@code keep}; @return those retired */

@@ -1,6 +1,7 @@
 package com.acme.catalog.product.rebuild;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,14 +17,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The rebuilds running in this process, each with its current attempt (and so the shadow generation it loads), on
- * a pool of {@code product.rebuild.workers} threads.
+ * The rebuilds running in this process, each with the shadow generation its current attempt created (if any), on
+ * a pool of {@code product.rebuild.workers} threads: at most that many rebuilds run at once here, the others wait
+ * for a thread in their phase ({@code LEASING} for a new one).
  */
 final class RunningRebuilds {
 
     private static final Logger log = LoggerFactory.getLogger(RunningRebuilds.class);
 
-    private final Map<UUID, Attempt> running = new ConcurrentHashMap<>();
+    /** A running rebuild: its stream and its current attempt's shadow generation (null before one is created). */
+    private static final class Running {
+        final StreamId stream;
+        volatile Long shadow;
+
+        Running(StreamId stream) {
+            this.stream = stream;
+        }
+    }
+
+    private final Map<UUID, Running> running = new ConcurrentHashMap<>();
     private final ExecutorService workers;
 
     RunningRebuilds(int workers) {
@@ -36,7 +48,7 @@ final class RunningRebuilds {
      * whether to run it again (it also may fail and is retried the same way).
      */
     void submit(UUID id, StreamId stream, Runnable rebuild, BooleanSupplier resume) {
-        running.put(id, new Attempt(id, stream, null));
+        running.put(id, new Running(stream));
         try {
             workers.submit(() -> {
                 try {
@@ -74,9 +86,26 @@ final class RunningRebuilds {
         }
     }
 
-    /** The running rebuild's current attempt is {@code a} from now on. */
-    void attempt(Attempt a) {
-        running.put(a.id, a);
+    /** The running rebuild starts a new attempt: it has created no shadow generation yet. */
+    void newAttempt(UUID id) {
+        Running r = running.get(id);
+        if (r != null) {
+            r.shadow = null;
+        }
+    }
+
+    /** The running rebuild's current attempt created shadow generation {@code generation}. */
+    void shadowCreated(UUID id, long generation) {
+        Running r = running.get(id);
+        if (r != null) {
+            r.shadow = generation;
+        }
+    }
+
+    /** @return the shadow generation the running rebuild's current attempt created, if any */
+    Optional<Long> shadowOf(UUID id) {
+        Running r = running.get(id);
+        return r == null ? Optional.empty() : Optional.ofNullable(r.shadow);
     }
 
     boolean runs(UUID id) {
@@ -84,13 +113,13 @@ final class RunningRebuilds {
     }
 
     boolean runsOf(StreamId stream) {
-        return running.values().stream().anyMatch(a -> a.stream.equals(stream));
+        return running.values().stream().anyMatch(r -> r.stream.equals(stream));
     }
 
     /** @return the shadow generations the stream's running attempts load or have loaded */
     Set<Long> generationsOf(StreamId stream) {
-        return running.values().stream().filter(a -> a.stream.equals(stream) && a.generation != null)
-                .map(a -> a.generation).collect(Collectors.toSet());
+        return running.values().stream().filter(r -> r.stream.equals(stream)).map(r -> r.shadow)
+                .filter(g -> g != null).collect(Collectors.toSet());
     }
 
     /** Interrupts the running rebuilds and accepts no more. */

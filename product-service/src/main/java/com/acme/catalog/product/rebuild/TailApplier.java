@@ -24,12 +24,15 @@ class TailApplier {
     }
 
     /** @return the shadow's cursor at the resolver's head as the last page showed it */
-    GenerationCursor applyToHead(Attempt a, GenerationCursor shadow) {
+    GenerationCursor applyToHead(CaughtUp caughtUp, GenerationCursor shadow) {
+        Pinned p = caughtUp.shadow().pinned();
+        long events = caughtUp.events();
         while (true) {
-            RetainedPages.PreparedPage page = pages.read(a, shadow.chainPosition(), shadow.chainDigest());
+            RetainedPages.PreparedPage page = pages.read(p, shadow.chainPosition(), shadow.chainDigest());
             if (!page.events().isEmpty()) {
                 shadow = applier.apply(shadow, page.events()).cursor();
-                ledger.caughtUp(a, shadow.appliedPosition(), page.events().size());
+                events += page.events().size();
+                ledger.caughtUp(caughtUp, shadow.appliedPosition(), page.events().size(), events);
             }
             if (page.reachesHead()) {
                 return shadow;

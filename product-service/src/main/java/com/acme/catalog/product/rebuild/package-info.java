@@ -1,6 +1,9 @@
 /**
  * Rebuilds of a stream's projection from a resolver export (docs/rebuild.md): the product's side of docs/design.md
- * steps 2 to 7, one class per step, driven by {@link com.acme.catalog.product.rebuild.RebuildService}.
+ * steps 2 to 7, one class per step, driven by {@link com.acme.catalog.product.rebuild.RebuildService}. Each step takes
+ * the previous step's immutable result and returns its own ({@code Reached}: {@code Started}, {@code Pinned},
+ * {@code ReadyExport}, {@code LoadedShadow}, {@code CaughtUp}, {@code CutOver}); a failed attempt is weighed by
+ * {@code RestartPolicy} and undone from the last result it reached.
  * <ul>
  * <li>Step 2, pin retention: {@link com.acme.catalog.product.rebuild.LeaseStep}, the attempt's one
  * {@link com.acme.catalog.product.rebuild.LeaseKeeper}.</li>

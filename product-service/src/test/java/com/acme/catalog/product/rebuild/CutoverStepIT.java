@@ -97,15 +97,16 @@ class CutoverStepIT {
         List<ChainWriter.Event> events = history(s);
         long old = serveLive(s, events.subList(0, 2));
         RESOLVER.serve(s, events);
-        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+        CaughtUp a = attempt(s, 0, ChainDigest.ZERO);
 
-        assertThat(cutover.cutover(a)).contains(old);
+        CutOver c = cutover.cutover(a);
 
-        assertThat(servingGeneration(s)).isEqualTo(a.generation);
-        assertThat(status(a.generation)).isEqualTo("SERVING");
-        assertThat(appliedPosition(a.generation)).isEqualTo(3);
-        assertThat(a.cutOver).isTrue();
-        assertThat(a.target).isEqualTo(3);
+        assertThat(c.replaced()).contains(old);
+        assertThat(servingGeneration(s)).isEqualTo(a.generation());
+        assertThat(status(a.generation())).isEqualTo("SERVING");
+        assertThat(appliedPosition(a.generation())).isEqualTo(3);
+        assertThat(c.cutOver()).isTrue();
+        assertThat(c.target()).isEqualTo(3);
     }
 
     @Test
@@ -113,17 +114,19 @@ class CutoverStepIT {
         StreamId s = new StreamId("acme", "catch-up-progress");
         List<ChainWriter.Event> events = history(s);
         RESOLVER.serve(s, events);
-        Attempt a = attempt(s, 0, ChainDigest.ZERO);
-        a.keeper = org.mockito.Mockito.mock(LeaseKeeper.class);
-        a.progress.phase(RebuildPhase.CATCHING_UP);
+        LoadedShadow a = attempt(s, 0, ChainDigest.ZERO).shadow();
+        RebuildProgress progress = a.started().progress();
+        progress.phase(RebuildPhase.CATCHING_UP);
 
-        catchUp.catchUp(a);
+        CaughtUp caughtUp = catchUp.catchUp(a);
 
-        com.acme.catalog.contracts.rebuild.RebuildView.Count count = a.progress.catchUp();
+        assertThat(caughtUp.events()).isEqualTo(3);
+        assertThat(caughtUp.shadow()).isEqualTo(a);
+        com.acme.catalog.contracts.rebuild.RebuildView.Count count = progress.catchUp();
         assertThat(count.done()).isEqualTo(3);
         assertThat(count.total()).isEqualTo(3);
         assertThat(count.eta()).isEqualTo("PT0S");
-        assertThat(a.progress.head()).isEqualTo(3);
+        assertThat(progress.head()).isEqualTo(3);
     }
 
     @Test
@@ -134,7 +137,7 @@ class CutoverStepIT {
         RESOLVER.serve(s, events);
         // a shadow whose load claimed position 1 without item a's first revision (a load that lost a row): the
         // tail's release and item a rev 2 both wait for it, parked at positions 2 and 3, at or below H = 3
-        Attempt a = attempt(s, 1, events.get(0).chainDigest());
+        CaughtUp a = attempt(s, 1, events.get(0).chainDigest());
 
         assertThatThrownBy(() -> cutover.cutover(a)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("2 event(s) at or below the target 3 are parked");
@@ -150,7 +153,7 @@ class CutoverStepIT {
         // the resolver now ends at position 2 of the same epoch (restored, no new epoch issued): the product
         // applied a position the resolver no longer has, a rollback signal, not a reason to serve less
         RESOLVER.serve(s, events.subList(0, 2));
-        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+        CaughtUp a = attempt(s, 0, ChainDigest.ZERO);
 
         assertThatThrownBy(() -> cutover.cutover(a)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the serving generation is at 3, past the resolver's head 2");
@@ -168,12 +171,13 @@ class CutoverStepIT {
         // rebuild is the repair, so the copy's being past the head is no rollback signal any more
         jdbc.sql("UPDATE generation SET diverged_at = now(), divergence = 'forged' WHERE generation_id = ?")
                 .params(old).update();
-        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+        CaughtUp a = attempt(s, 0, ChainDigest.ZERO);
 
-        assertThat(cutover.cutover(a)).contains(old);
+        CutOver c = cutover.cutover(a);
 
-        assertThat(servingGeneration(s)).isEqualTo(a.generation);
-        assertThat(a.target).isEqualTo(2);
+        assertThat(c.replaced()).contains(old);
+        assertThat(servingGeneration(s)).isEqualTo(a.generation());
+        assertThat(c.target()).isEqualTo(2);
     }
 
     @Test
@@ -182,7 +186,7 @@ class CutoverStepIT {
         List<ChainWriter.Event> events = history(s);
         long old = serveLive(s, events.subList(0, 2));
         RESOLVER.serve(s, events);
-        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+        CaughtUp a = attempt(s, 0, ChainDigest.ZERO);
         // another instance took the stream's worker lease over (after this one's expired): a new owner, a new fence
         jdbc.sql("""
                 UPDATE recovery_lease SET owner = 'other-node', fence = fence + 1, acquired_at = clock_timestamp(),
@@ -191,7 +195,7 @@ class CutoverStepIT {
                 """).params(s.tenant(), s.catalog()).update();
 
         assertThatThrownBy(() -> cutover.cutover(a)).isInstanceOf(FencedOutException.class)
-                .hasMessageContaining("now held by other-node with fence " + (a.fence.fence() + 1));
+                .hasMessageContaining("now held by other-node with fence " + (a.started().fence().fence() + 1));
 
         assertNothingSwapped(s, old, 2, a);
     }
@@ -202,7 +206,7 @@ class CutoverStepIT {
         List<ChainWriter.Event> events = history(s);
         long old = serveLive(s, events.subList(0, 2));
         RESOLVER.serve(s, events);
-        Attempt a = attempt(s, 0, ChainDigest.ZERO);
+        CaughtUp a = attempt(s, 0, ChainDigest.ZERO);
         // the product learnt epoch 2 (a restore was fenced) while this epoch-1 rebuild ran
         jdbc.sql("""
                 INSERT INTO stream_epoch (tenant, catalog, epoch) VALUES (?, ?, 2)
@@ -217,20 +221,19 @@ class CutoverStepIT {
         assertPointerAndCursorUnchanged(s, old, 2, a);
     }
 
-    /** The old generation still serves at its position, the shadow is not SERVING, the attempt did not cut over. */
-    private void assertNothingSwapped(StreamId s, long old, long oldPosition, Attempt a) {
+    /** The old generation still serves at its position, the shadow is not SERVING. */
+    private void assertNothingSwapped(StreamId s, long old, long oldPosition, CaughtUp a) {
         assertPointerAndCursorUnchanged(s, old, oldPosition, a);
         assertThat(RestClient.create("http://localhost:" + port).get()
                 .uri("/v1/catalog/{t}/{c}/items/a", s.tenant(), s.catalog()).retrieve().body(String.class))
                 .as("public readers still get the old generation's item").contains("Trail runner");
     }
 
-    private void assertPointerAndCursorUnchanged(StreamId s, long old, long oldPosition, Attempt a) {
+    private void assertPointerAndCursorUnchanged(StreamId s, long old, long oldPosition, CaughtUp a) {
         assertThat(servingGeneration(s)).as("serving pointer").isEqualTo(old);
         assertThat(status(old)).isEqualTo("SERVING");
         assertThat(appliedPosition(old)).as("live cursor").isEqualTo(oldPosition);
-        assertThat(status(a.generation)).isEqualTo("BUILDING");
-        assertThat(a.cutOver).isFalse();
+        assertThat(status(a.generation())).isEqualTo("BUILDING");
     }
 
     /** Delivers the events through the inbox as the relay does; @return the serving generation they made. */
@@ -265,13 +268,13 @@ class CutoverStepIT {
      * An attempt of epoch 1 that holds the stream's worker lease and has reached its cutover, its shadow caught up
      * to {@code position}. The lease is taken first: taking it over retires the stream's BUILDING generations.
      */
-    private Attempt attempt(StreamId s, long position, String digest) {
-        Attempt a = new Attempt(UUID.randomUUID(), s, leases.hold(s).orElseThrow());
-        a.epoch = 1;
-        a.leaseId = UUID.randomUUID().toString();
-        a.generation = shadowAt(s, position, digest);
-        a.catchUpStartNanos = System.nanoTime();
-        return a;
+    private CaughtUp attempt(StreamId s, long position, String digest) {
+        Started started = Started.of(UUID.randomUUID(), leases.hold(s).orElseThrow(),
+                com.acme.catalog.product.projection.ProjectionVersion.CURRENT, false);
+        Pinned pinned = new Pinned(started, 1, UUID.randomUUID().toString(),
+                org.mockito.Mockito.mock(LeaseKeeper.class));
+        LoadedShadow shadow = new LoadedShadow(pinned, shadowAt(s, position, digest), 0, position);
+        return new CaughtUp(shadow, 0, System.nanoTime());
     }
 
     private long servingGeneration(StreamId s) {

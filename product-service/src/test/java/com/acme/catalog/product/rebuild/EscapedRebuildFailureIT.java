@@ -34,7 +34,7 @@ class EscapedRebuildFailureIT extends ProductIT {
     @Test
     void aFailureOutsideTheAttemptResumesTheRebuildHere() {
         doThrow(new DataAccessResourceFailureException("terminating connection due to administrator command"))
-                .doCallRealMethod().when(retire).abandon(any());
+                .doCallRealMethod().when(retire).abandon(any(), any());
         UUID id = service.start(new StreamId("acme", "escaped"));
 
         Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->

@@ -72,29 +72,27 @@ class RebuildProgressIT extends ProductIT {
         }
         long expectedRows = manifest.objects().stream().mapToLong(ExportManifest.ManifestObject::rows).sum();
         long w = manifest.cursor();
-        doAnswer(inv -> {
-            Attempt a = inv.getArgument(0);
-            a.epoch = 1;
-            a.leaseId = UUID.randomUUID().toString();
-            a.keeper = mock(LeaseKeeper.class);
-            return null;
-        }).when(lease).pinRetention(any());
+        doAnswer(inv -> new Pinned(inv.getArgument(0), 1, UUID.randomUUID().toString(), mock(LeaseKeeper.class)))
+                .when(lease).pinRetention(any());
         doAnswer(inv -> "ready").when(resolver).requestExport(any(), anyString());
         doAnswer(inv -> new ExportView(UUID.randomUUID(), ExportStatus.READY, "acme", "progress", 1, null, null, null,
                 key, null, null, null, Instant.now(), null, null)).when(resolver).exportStatus(anyString());
         CountDownLatch midCatchUp = new CountDownLatch(1);
         CountDownLatch resume = new CountDownLatch(1);
         doAnswer(inv -> {
-            Attempt a = inv.getArgument(0);
+            LoadedShadow a = inv.getArgument(0);
+            RebuildProgress progress = a.started().progress();
             // as CatchUpStep reports: from W, a page of 5 events with the head 20 events past W
-            a.progress.catchingUp(w);
+            progress.catchingUp(w);
             Thread.sleep(200);
-            a.progress.page(w + 5, w + 20, 5);
+            progress.page(w + 5, w + 20, 5);
             midCatchUp.countDown();
             assertThat(resume.await(30, TimeUnit.SECONDS)).isTrue();
-            a.progress.page(w + 20, w + 20, 15);
-            return null;
+            progress.page(w + 20, w + 20, 15);
+            return new CaughtUp(a, 20, System.nanoTime());
         }).when(catchUp).catchUp(any());
+        doAnswer(inv -> new CutOver(inv.getArgument(0), w + 20, java.util.Optional.empty())).when(cutover)
+                .cutover(any());
 
         UUID id = service.start(s);
 

@@ -1,6 +1,7 @@
 package com.acme.catalog.product.rebuild;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.Map;
@@ -44,6 +45,13 @@ class RebuildPropertiesTest {
         assertThat(defaults.workers()).isEqualTo(2);
         assertThat(defaults.maintenanceWorkMem()).isEqualTo("256MB");
         assertThat(defaults.testPause()).isEmpty();
+    }
+
+    @Test
+    void theRebuildConcurrencyIsAtLeastOne() {
+        assertThat(bind(Map.of("product.rebuild.workers", "8")).workers()).isEqualTo(8);
+        assertThatThrownBy(() -> bind(Map.of("product.rebuild.workers", "0"))).rootCause()
+                .hasMessageContaining("product.rebuild.workers must be at least 1");
     }
 
     private static RebuildProperties bind(Map<String, String> properties) {

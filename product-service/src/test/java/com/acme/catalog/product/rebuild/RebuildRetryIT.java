@@ -5,12 +5,14 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.mock;
 
 import java.net.ConnectException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,6 +35,7 @@ import com.acme.catalog.product.support.ExportWriter;
 import com.acme.catalog.product.support.ProductIT;
 
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -87,16 +90,14 @@ class RebuildRetryIT extends ProductIT {
         String key = ExportWriter.write(store, s, chain, chain.size(), "retry-" + catalog + "-" + UUID.randomUUID());
         exports.put("ready-" + catalog, view("ready-" + catalog, ExportStatus.READY, key, null, null));
         doAnswer(inv -> {
-            Attempt a = inv.getArgument(0);
-            String c = a.stream.catalog();
+            Started a = inv.getArgument(0);
+            String c = a.stream().catalog();
             int call = leaseCalls.computeIfAbsent(c, k -> new AtomicInteger()).incrementAndGet();
             RuntimeException failure = leaseFailures.getOrDefault(c, n -> null).apply(call);
             if (failure != null) {
                 throw failure;
             }
-            a.epoch = 1;
-            a.leaseId = UUID.randomUUID().toString();
-            return null;
+            return new Pinned(a, 1, UUID.randomUUID().toString(), mock(LeaseKeeper.class));
         }).when(lease).pinRetention(any());
         doAnswer(inv -> {
             String c = inv.<StreamId>getArgument(0).catalog();
@@ -106,6 +107,15 @@ class RebuildRetryIT extends ProductIT {
         }).when(resolver).requestExport(any(), anyString());
         doAnswer(inv -> exports.get(inv.<String>getArgument(0))).when(resolver).exportStatus(anyString());
         return service.start(s);
+    }
+
+    /** The mocked steps pass their results on as the real ones do, unless a test makes one fail. */
+    @BeforeEach
+    void stepsPassTheirResultsOn() throws Exception {
+        doAnswer(inv -> new LoadedShadow(inv.<ReadyExport>getArgument(0).lease().orElseThrow(), 0, 0, 0))
+                .when(load).loadShadow(any(), any());
+        doAnswer(inv -> new CaughtUp(inv.getArgument(0), 0, System.nanoTime())).when(catchUp).catchUp(any());
+        doAnswer(inv -> new CutOver(inv.getArgument(0), 0, Optional.empty())).when(cutover).cutover(any());
     }
 
     private static ExportView view(String id, ExportStatus status, String manifestKey, String error,
@@ -181,7 +191,7 @@ class RebuildRetryIT extends ProductIT {
     void aFailureAboutTheDataEndsFailedAtOnce() throws Exception {
         StreamId s = new StreamId("acme", "corrupt");
         doThrow(new CorruptExportException("sha256 of items.csv.gz is not the manifest's")).when(catchUp)
-                .catchUp(org.mockito.ArgumentMatchers.argThat(a -> a != null && a.stream.equals(s)));
+                .catchUp(org.mockito.ArgumentMatchers.argThat(a -> a != null && a.started().stream().equals(s)));
         UUID id = startWith(s.catalog());
 
         Rebuild r = awaitEnd(id);
@@ -199,7 +209,8 @@ class RebuildRetryIT extends ProductIT {
         assertThat(refused.error()).startsWith("RESOLVER_REFUSED: ");
 
         doThrow(new ApiException(ProblemCode.CHAIN_BROKEN, "position 2 does not chain")).when(catchUp)
-                .catchUp(org.mockito.ArgumentMatchers.argThat(a -> a != null && a.stream.catalog().equals("chain")));
+                .catchUp(org.mockito.ArgumentMatchers.argThat(a -> a != null
+                        && a.started().stream().catalog().equals("chain")));
         Rebuild chain = awaitEnd(startWith("chain"));
         assertThat(chain.phase()).isEqualTo(RebuildPhase.FAILED);
         assertThat(chain.attempt()).isEqualTo(1);

@@ -20,6 +20,27 @@ import org.springframework.web.client.ResourceAccessException;
 class RestartPolicyTest {
 
     @Test
+    void anEpochMismatchFromTheResolverIsAnEpochMoveNotARefusal() {
+        RestartPolicy.Failure f = RestartPolicy.classify(new ResolverClient.RefusedException("consumer registration "
+                + "answered 409: {\"code\":\"EPOCH_MISMATCH\",\"detail\":\"epoch 1 is not current\"}", 409));
+        assertThat(f.kind()).isEqualTo(RestartPolicy.Kind.SIGNAL);
+        assertThat(f.epochMoved()).isTrue();
+        assertThat(f.text()).isEqualTo("EPOCH_CHANGED: the resolver answered the consumer registration with 409 "
+                + "EPOCH_MISMATCH (the stream's epoch moved past the attempt's); restarting at the new epoch");
+        // another 409 stays a refusal; a 410 is a signal but says nothing about which epoch is current
+        RestartPolicy.Failure conflict = RestartPolicy.classify(new ResolverClient.RefusedException("lease answered "
+                + "409: {\"code\":\"CONFLICT\"}", 409));
+        assertThat(conflict.kind()).isEqualTo(RestartPolicy.Kind.PERMANENT);
+        assertThat(conflict.code()).isEqualTo("RESOLVER_REFUSED");
+        assertThat(RestartPolicy.classify(new ResolverClient.GoneException("catch-up page after 3: 410 {}"))
+                .epochMoved()).isFalse();
+        assertThat(RestartPolicy.classify(new RestartRequired(RestartRequired.Reason.EPOCH_CHANGED_BEFORE_CUTOVER,
+                "the current epoch is 2")).epochMoved()).isTrue();
+        assertThat(RestartPolicy.classify(new RestartRequired(RestartRequired.Reason.EXPORT_ABORTED, "aborted"))
+                .epochMoved()).isFalse();
+    }
+
+    @Test
     void failuresThatSayNothingAboutTheDataAreRetried() {
         assertTransient(new ResolverClient.UnavailableException("export answered 503: {}"), "RESOLVER_UNAVAILABLE");
         assertTransient(new ResolverClient.UnavailableException("export status answered 500: {}"),

@@ -39,7 +39,7 @@ public final class ExportWriter {
     private ExportWriter() {
     }
 
-    /** @return the manifest's key */
+    /** @return the manifest's key; the manifest is of the chain's epoch */
     public static String write(ObjectStore store, StreamId stream, List<ChainWriter.Event> chain, int w,
             String folder) throws IOException {
         Map<String, ChainWriter.Event> current = new TreeMap<>();
@@ -99,8 +99,9 @@ public final class ExportWriter {
                     ExportFormat.columns(t)));
         }
         String digest = w == 0 ? ChainDigest.ZERO : chain.get(w - 1).chainDigest();
-        ExportManifest m = new ExportManifest(folder, stream.tenant(), stream.catalog(), 1, w, digest, Instant.now(),
-                AcceptedStateChecksum.PROFILE, sums, objects);
+        long epoch = chain.isEmpty() ? 1 : chain.get(0).epoch();
+        ExportManifest m = new ExportManifest(folder, stream.tenant(), stream.catalog(), epoch, w, digest,
+                Instant.now(), AcceptedStateChecksum.PROFILE, sums, objects);
         byte[] json = m.toJson();
         store.put(manifestKey, ExportFormat.MANIFEST_CONTENT_TYPE, o -> o.write(json));
         return manifestKey;
