@@ -7,8 +7,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
  * The start-time wait for the database: it retries what waiting can fix (unreachable, shutting down, starting up),
@@ -72,6 +75,19 @@ class DatabaseStartWaitTest {
         assertThat(DatabaseStartWait.retryable("57014")).as("query canceled").isFalse();
         assertThat(DatabaseStartWait.retryable("28P01")).isFalse();
         assertThat(DatabaseStartWait.retryable(null)).isFalse();
+    }
+
+    @Test
+    void theSettingsDefaultToThreeMinutesEveryTwoSecondsAndRefuseAZeroInterval() {
+        DatabaseStartProperties defaults = new Binder(new MapConfigurationPropertySource(Map.of()))
+                .bindOrCreate("database.start", DatabaseStartProperties.class);
+        assertThat(defaults).isEqualTo(THREE_MINUTES);
+        DatabaseStartProperties set = new Binder(new MapConfigurationPropertySource(Map.of(
+                "database.start.timeout", "30s", "database.start.retry-interval", "PT0.5S")))
+                .bindOrCreate("database.start", DatabaseStartProperties.class);
+        assertThat(set).isEqualTo(new DatabaseStartProperties(Duration.ofSeconds(30), Duration.ofMillis(500)));
+        assertThatThrownBy(() -> new DatabaseStartProperties(Duration.ofMinutes(1), Duration.ZERO))
+                .hasMessageContaining("database.start.retry-interval");
     }
 
     /** Fails with the given SQL states in turn, then succeeds; with null, fails with 08001 forever. */
