@@ -21,6 +21,7 @@ public final class CuttableProxy implements AutoCloseable {
     private final int port;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private volatile ServerSocket server;
+    private volatile Thread acceptor;
 
     public CuttableProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -34,9 +35,15 @@ public final class CuttableProxy implements AutoCloseable {
         return port;
     }
 
-    /** Drops every proxied connection and refuses new ones. */
+    /** Drops every proxied connection and refuses new ones; the port is free when it returns. */
     public synchronized void cut() throws IOException {
         server.close();
+        try {
+            // a socket closed while a thread accepts on it keeps its descriptor until that thread has left accept
+            acceptor.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Socket s : open) {
             s.close();
         }
@@ -72,6 +79,7 @@ public final class CuttableProxy implements AutoCloseable {
             }
         }, "proxy-accept");
         t.setDaemon(true);
+        acceptor = t;
         t.start();
     }
 

@@ -17,13 +17,13 @@ import com.acme.catalog.platform.web.Caller;
 import com.acme.catalog.platform.web.Role;
 
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.core.io.InputStreamResource;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -83,12 +83,29 @@ class EvidenceController {
         return readable(tenant, artifactId).view();
     }
 
-    /** The stored bytes with their content type; 404 while the object is missing or after expiry. */
+    /**
+     * The stored bytes as an opaque attachment ({@link AttachmentHeaders}), never as the type they were uploaded
+     * with; 404 while the object is missing or after expiry.
+     */
     @Operation(operationId = "artifactContent", summary = "Read an artifact's bytes",
-            description = "The stored bytes with their content type; 404 while the object is missing or after expiry.")
-    @ApiResponse(responseCode = "200", description = "The bytes, with the content type they were stored with",
+            description = "The stored bytes, always as application/octet-stream and as an attachment (nosniff, "
+                    + "sandboxed), whatever type they were uploaded with: evidence is untrusted content and is never "
+                    + "rendered from the API's origin. The stored type is in the Evidence-Content-Type header. 404 "
+                    + "while the object is missing or after expiry. Roles operator and writer of the tenant.")
+    @ApiResponse(responseCode = "200", description = "The bytes as an attachment",
             content = @Content(mediaType = "application/octet-stream", schema = @Schema(types = "string",
-                    format = "binary")))
+                    format = "binary")),
+            headers = {
+                    @Header(name = "Content-Disposition", description = "always attachment, named after the "
+                            + "artifact id", schema = @Schema(types = "string", example = "attachment; "
+                            + "filename=\"3f0c…\"")),
+                    @Header(name = "X-Content-Type-Options", description = "always nosniff",
+                            schema = @Schema(types = "string", allowableValues = "nosniff")),
+                    @Header(name = "Content-Security-Policy", description = "always sandbox",
+                            schema = @Schema(types = "string", allowableValues = "sandbox")),
+                    @Header(name = AttachmentHeaders.STORED_TYPE, description = "the content type the artifact "
+                            + "was stored with (as in its metadata's contentType)",
+                            schema = @Schema(types = "string", example = "text/html;charset=utf-8"))})
     @GetMapping("/{artifactId}/content")
     ResponseEntity<InputStreamResource> content(@PathVariable String tenant, @PathVariable String artifactId)
             throws IOException {
@@ -98,8 +115,7 @@ class EvidenceController {
                     + a.expiredAt() + "; its bytes are deleted");
         }
         try {
-            return ResponseEntity.ok().contentType(MediaType.parseMediaType(a.contentType())).contentLength(a.bytes())
-                    .body(new InputStreamResource(store.get(a.objectKey())));
+            return ResponseEntity.ok().headers(AttachmentHeaders.of(a)).body(new InputStreamResource(store.get(a.objectKey())));
         } catch (ObjectStore.NoSuchObjectException e) {
             throw new ApiException(ProblemCode.NOT_FOUND, "the object of evidence artifact " + artifactId
                     + " is missing from the store (evidence retention flags it)");

@@ -1,6 +1,8 @@
 package com.acme.catalog.resolver.retention;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -8,6 +10,7 @@ import java.util.UUID;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.platform.sql.BoundSql;
 
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -108,6 +111,17 @@ class RetainedOutboxRepository {
                AND through < (SELECT max(through) FROM outbox_publish WHERE tenant = ? AND catalog = ? AND epoch = ?)
             """;
 
+    /**
+     * The bytes every stream's retained outbox rows take, all epochs: {@code pg_column_size} of each row as stored
+     * (the JSON payload compressed as PostgreSQL keeps it; no page, index or TOAST-chunk overhead). One sequential
+     * pass over the outbox for every stream at once.
+     */
+    private static final String SQL_RETAINED_BYTES = """
+            SELECT o.tenant, o.catalog, sum(pg_column_size(o.*))::bigint AS bytes
+              FROM outbox o
+             GROUP BY o.tenant, o.catalog
+            """;
+
     private final JdbcClient jdbc;
 
     RetainedOutboxRepository(JdbcClient jdbc) {
@@ -159,6 +173,14 @@ class RetainedOutboxRepository {
         jdbc.sql(SQL_DELETE_PUBLISHED).params(s.tenant(), s.catalog(), epoch, through, s.tenant(), s.catalog(), epoch)
                 .update();
         return deleted;
+    }
+
+    /** The bytes of each stream's retained outbox rows (streams without rows absent), in one statement. */
+    Map<StreamId, Long> retainedBytes() {
+        Map<StreamId, Long> out = new HashMap<>();
+        jdbc.sql(SQL_RETAINED_BYTES).query((RowCallbackHandler) rs -> out.put(
+                new StreamId(rs.getString("tenant"), rs.getString("catalog")), rs.getLong("bytes")));
+        return out;
     }
 
     /**

@@ -29,9 +29,11 @@ import org.springframework.stereotype.Component;
  * {@code resolver_consumer_lag_events} (one per consumer of the open epoch); only while the stream's retention is
  * blocked, {@code resolver_retention_blocked} (one per blocking reason, at its count) and
  * {@code resolver_outbox_pruned_through} (where pruning is held); only while the stream has live leases,
- * {@code resolver_leases_next_expiry_timestamp_seconds}. Per instance: {@code resolver_leases_active} (live leases
- * of every stream), {@code resolver_leases_expired_total} and {@code resolver_outbox_pruned_events_total}, at 0
- * from start.
+ * {@code resolver_leases_next_expiry_timestamp_seconds}; only while the stream retains at least
+ * {@code retention.bytes.stream-threshold}, {@code resolver_retention_retained_bytes}. Per instance:
+ * {@code resolver_leases_active} (live leases of every stream), {@code resolver_leases_expired_total} and
+ * {@code resolver_outbox_pruned_events_total}, at 0 from start; {@code resolver_retention_retained_bytes_all_streams}
+ * (database-wide, from the last measurement) and {@code resolver_retention_retained_bytes_budget}.
  */
 @Component
 class RetentionMetrics {
@@ -47,9 +49,13 @@ class RetentionMetrics {
     private final Counter prunedEvents;
     private final Counter expiredLeases;
     private final MultiGauge leasesNextExpiry;
+    private final MultiGauge retainedBytes;
+    private final AtomicLong retainedBytesAllStreams = new AtomicLong();
+    private final long streamBytesThreshold;
     private final Map<StreamId, Long> epochs = new ConcurrentHashMap<>();
 
-    RetentionMetrics(MeterRegistry registry, StreamMetrics streamMetrics, List<StreamMeters> streamMeters) {
+    RetentionMetrics(MeterRegistry registry, StreamMetrics streamMetrics, List<StreamMeters> streamMeters,
+            RetentionProperties properties) {
         this.registry = registry;
         this.streamMetrics = streamMetrics;
         this.streamMeters = List.copyOf(streamMeters);
@@ -72,6 +78,16 @@ class RetentionMetrics {
         this.leasesNextExpiry = MultiGauge.builder("resolver.leases.next.expiry.timestamp.seconds")
                 .description("expiry (Unix seconds) of the stream's soonest-expiring live lease; absent without "
                         + "leases (alert: minus time() below a threshold)").register(registry);
+        this.retainedBytes = MultiGauge.builder("resolver.retention.retained.bytes")
+                .description("bytes of the stream's retained outbox rows (every epoch), while at least "
+                        + "retention.bytes.stream-threshold").register(registry);
+        Gauge.builder("resolver.retention.retained.bytes.all.streams", retainedBytesAllStreams, AtomicLong::get)
+                .description("bytes of the retained outbox rows of every stream (database-wide; "
+                        + "alert RetainedBytesOverBudget)").register(registry);
+        Gauge.builder("resolver.retention.retained.bytes.budget", properties.bytes().budget(), b -> b.toBytes())
+                .description("retention.bytes.budget: what the retained outbox of every stream "
+                        + "may hold before RetainedBytesOverBudget fires (not enforced)").register(registry);
+        this.streamBytesThreshold = properties.bytes().streamThreshold().toBytes();
     }
 
     /**
@@ -122,6 +138,24 @@ class RetentionMetrics {
         consumerLag.register(lag, true);
         leasesActive.set(active);
         leasesNextExpiry.register(nextExpiry, true);
+    }
+
+    /**
+     * Replaces the retained-bytes gauges with one measurement: the total of every stream, and a series for each
+     * stream at or above the threshold (the others disappear).
+     */
+    synchronized void publishRetainedBytes(Map<StreamId, Long> bytesByStream) {
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        long total = 0;
+        for (Map.Entry<StreamId, Long> e : bytesByStream.entrySet()) {
+            total += e.getValue();
+            if (e.getValue() > 0 && e.getValue() >= streamBytesThreshold) {
+                rows.add(MultiGauge.Row.of(Tags.of("tenant", e.getKey().tenant(), "catalog", e.getKey().catalog()),
+                        e.getValue()));
+            }
+        }
+        retainedBytes.register(rows, true);
+        retainedBytesAllStreams.set(total);
     }
 
     void pruned(long events) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * {@code retention.*} settings; docs/retention.md lists them for operators.
@@ -14,10 +15,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param prune  the outbox pruner
  * @param status the periodic status refresh that feeds the retention gauges from the database
  * @param lease  rebuild lease limits
+ * @param bytes  the retained-bytes measurement and its budget (alerting only: retention's rule ignores it)
  */
 @ConfigurationProperties("retention")
 record RetentionProperties(@DefaultValue("PT1H") Duration minAge, @DefaultValue Prune prune,
-        @DefaultValue Status status, @DefaultValue Lease lease) {
+        @DefaultValue Status status, @DefaultValue Lease lease, @DefaultValue Bytes bytes) {
 
     RetentionProperties {
         if (minAge.isNegative()) {
@@ -67,5 +69,30 @@ record RetentionProperties(@DefaultValue("PT1H") Duration minAge, @DefaultValue 
      * @param keepEnded how long released or expired lease rows are kept for inspection before they are deleted
      */
     record Lease(@DefaultValue("PT24H") Duration maxTtl, @DefaultValue("P7D") Duration keepEnded) {
+    }
+
+    /**
+     * @param budget          how many bytes the retained outbox of all streams may hold before the
+     *                        {@code RetainedBytesOverBudget} alert fires; exported as a gauge, never enforced
+     * @param streamThreshold a stream has its own {@code resolver_retention_retained_bytes} series only while it
+     *                        retains at least this much (0B: every stream with retained rows), so thousands of
+     *                        quiet streams cost no series
+     * @param measureInterval the shortest pause between two measurements (one statement over the whole outbox,
+     *                        so its cost grows with the retained size); the status refresh measures when it is due
+     */
+    record Bytes(@DefaultValue("10GB") DataSize budget, @DefaultValue("64MB") DataSize streamThreshold,
+            @DefaultValue("PT1M") Duration measureInterval) {
+
+        Bytes {
+            if (budget.toBytes() <= 0) {
+                throw new IllegalArgumentException("retention.bytes.budget must be positive");
+            }
+            if (streamThreshold.isNegative()) {
+                throw new IllegalArgumentException("retention.bytes.stream-threshold must not be negative");
+            }
+            if (measureInterval.isNegative()) {
+                throw new IllegalArgumentException("retention.bytes.measure-interval must not be negative");
+            }
+        }
     }
 }

@@ -1,5 +1,7 @@
 package com.acme.catalog.resolver.retention;
 
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +18,8 @@ import org.springframework.stereotype.Component;
  * Feeds the retention gauges from the database (whatever instance changed it), counts leases that expired
  * unreleased, and deletes lease rows that ended longer ago than {@code retention.lease.keep-ended}. Each refresh
  * costs one statement for all streams ({@link RetentionRepository#statusFingerprints}) plus a full status read of
- * each stream whose fingerprint moved since the last one: quiet streams cost no per-stream work.
+ * each stream whose fingerprint moved since the last one: quiet streams cost no per-stream work. The retained bytes
+ * are measured by one more statement over the whole outbox, at most every {@code retention.bytes.measure-interval}.
  */
 @Component
 class RetentionStatusRefresher {
@@ -28,12 +31,18 @@ class RetentionStatusRefresher {
     private final RetentionStatusReader reader;
     private final RetentionMetrics metrics;
     private final RetentionProperties properties;
+    private final RetainedOutboxRepository outbox;
+    private final Clock clock;
+    /** When the retained bytes were last measured; null before the first measurement. */
+    private Instant bytesMeasuredAt;
     /** Per stream, what the last refresh read; a stream whose fingerprint did not move is not read again. */
     private final Map<StreamId, Known> known = new HashMap<>();
 
     RetentionStatusRefresher(RetentionRepository retention, LeaseRepository leases, RetentionStatusReader reader,
-            RetentionMetrics metrics, RetentionProperties properties) {
+            RetentionMetrics metrics, RetentionProperties properties, RetainedOutboxRepository outbox, Clock clock) {
         this.retention = retention;
+        this.outbox = outbox;
+        this.clock = clock;
         this.leases = leases;
         this.reader = reader;
         this.metrics = metrics;
@@ -68,7 +77,18 @@ class RetentionStatusRefresher {
         this.known.keySet().retainAll(now.keySet());
         log.debug("retention status refresh: {} stream(s), {} changed and read", now.size(), read);
         metrics.publish(statuses);
+        measureRetainedBytesIfDue();
         return read;
+    }
+
+    private void measureRetainedBytesIfDue() {
+        Instant now = clock.instant();
+        if (bytesMeasuredAt != null
+                && now.isBefore(bytesMeasuredAt.plus(properties.bytes().measureInterval()))) {
+            return;
+        }
+        metrics.publishRetainedBytes(outbox.retainedBytes());
+        bytesMeasuredAt = now;
     }
 
     /** The status last read for a stream, and the fingerprint it was read at. */

@@ -48,7 +48,9 @@ class RetentionDashboardTest {
                 .anyMatch(t -> t.startsWith("Lease expiry"));
         for (String metric : List.of("resolver_stream_position", "resolver_outbox_pruned_through",
                 "resolver_retention_retained_events", "resolver_retention_blocked", "resolver_consumer_lag_events",
-                "resolver_leases_active", "resolver_leases_expired_total", "resolver_outbox_pruned_events_total")) {
+                "resolver_leases_active", "resolver_leases_expired_total", "resolver_outbox_pruned_events_total",
+                "resolver_retention_retained_bytes", "resolver_retention_retained_bytes_all_streams",
+                "resolver_retention_retained_bytes_budget")) {
             // a whole name: the per-instance counters are queried without a selector
             assertThat(exprs.toString()).as("a panel queries " + metric)
                     .containsPattern(Pattern.quote(metric) + "(?![a-z_])");

@@ -51,4 +51,17 @@ class StatusRefreshCostIT extends AbstractRetentionIT {
         assertThat(meters.get("resolver.retention.retained.events").tags("tenant", "cost", "catalog", "s3").gauge()
                 .value()).isEqualTo(2.0);
     }
+
+    @Test
+    void retainedBytesAreMeasuredAtMostOncePerMeasureInterval() {
+        StreamId s = new StreamId("cost", "bytes");
+        write(s, 5);
+        refresher.refresh();
+        double first = meters.get("resolver.retention.retained.bytes.all.streams").gauge().value();
+        assertThat(first).isPositive();
+        write(s, 50);
+        refresher.refresh();
+        assertThat(meters.get("resolver.retention.retained.bytes.all.streams").gauge().value())
+                .as("not measured again within retention.bytes.measure-interval (PT1M)").isEqualTo(first);
+    }
 }

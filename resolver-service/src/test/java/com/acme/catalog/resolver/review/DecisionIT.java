@@ -43,7 +43,8 @@ class DecisionIT extends EvidenceIT {
                 java.net.http.HttpResponse.BodyHandlers.ofByteArray());
         assertThat(content.statusCode()).isEqualTo(200);
         assertThat(content.body()).isEqualTo(page);
-        assertThat(content.headers().firstValue("Content-Type")).hasValue("text/html;charset=utf-8");
+        assertThat(content.headers().firstValue("Content-Type")).hasValue("application/octet-stream");
+        assertThat(content.headers().firstValue("Evidence-Content-Type")).hasValue("text/html;charset=utf-8");
 
         List<UUID> claims = claims(S, artifact, "sku-1", Map.of("name", "Trail runner", "price", 120));
         UUID caseId = openCase(S, claims, """
