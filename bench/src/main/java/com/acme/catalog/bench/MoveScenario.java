@@ -265,47 +265,51 @@ final class MoveScenario implements Scenario {
             }
         }
 
-        /**
-         * The refused window (first refused write sent to the last 409 STREAM_MOVING answered), whether it lies in
-         * [start, end] of the script, writes accepted after the first refusal (none may be), and whether the writes
-         * sent after the script ended answered 410 STREAM_MOVED naming {@code target}.
-         */
         Map<String, Object> summary(long start, long end, String target) {
-            List<Attempt> all;
             synchronized (attempts) {
-                all = List.copyOf(attempts);
+                return MoveScenario.summary(List.copyOf(attempts), start, end, target);
             }
-            Attempt firstRefused = all.stream().filter(Attempt::refused).findFirst().orElse(null);
-            Attempt lastMoving = all.stream().filter(x -> "STREAM_MOVING".equals(x.code()))
-                    .reduce((x, y) -> y).orElse(null);
-            Attempt firstMoved = all.stream().filter(x -> "STREAM_MOVED".equals(x.code())).findFirst().orElse(null);
-            List<Attempt> after = all.stream().filter(x -> x.sent() > end).toList();
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("attempts", all.size());
-            m.put("acceptedBeforeMove", all.stream().filter(x -> x.status() == 200 && x.answered() < start).count());
-            m.put("accepted", all.stream().filter(x -> x.status() == 200).count());
-            m.put("refusedMoving", all.stream().filter(x -> "STREAM_MOVING".equals(x.code())).count());
-            m.put("refusedMoved", all.stream().filter(x -> "STREAM_MOVED".equals(x.code())).count());
-            m.put("other", all.stream().filter(x -> x.status() != 200 && !"STREAM_MOVING".equals(x.code())
-                    && !"STREAM_MOVED".equals(x.code())).map(x -> x.status() + " " + x.code()).distinct().toList());
-            m.put("acceptedAfterRefusal", firstRefused == null ? 0
-                    : all.stream().filter(x -> x.status() == 200 && x.sent() > firstRefused.answered()).count());
-            m.put("firstRefusedAfterMoveStartSeconds", firstRefused == null ? null
-                    : seconds(firstRefused.sent() - start));
-            m.put("lastMovingBeforeMoveEndSeconds", lastMoving == null ? null : seconds(end - lastMoving.answered()));
-            m.put("firstMovedAfterMoveStartSeconds", firstMoved == null ? null : seconds(firstMoved.sent() - start));
-            double refused = firstRefused == null || lastMoving == null ? 0
-                    : seconds(lastMoving.answered() - firstRefused.sent());
-            m.put("refusedSeconds", refused);
-            m.put("withinMove", firstRefused != null && lastMoving != null && firstRefused.sent() >= start
-                    && lastMoving.answered() <= end);
-            m.put("refusedAfterMoveWith410", !after.isEmpty() && after.stream().allMatch(x -> x.status() == 410
-                    && "STREAM_MOVED".equals(x.code()) && target.equals(x.location())));
-            return m;
         }
     }
 
-    private record Attempt(long sent, long answered, int status, String code, String location) {
+    /**
+     * The writer's attempts against the move's [start, end] (nanoTime of the script's start and exit): the refused
+     * window (the first refused write sent to the last 409 STREAM_MOVING answered) and whether it lies within the
+     * move, writes accepted after the first refusal was answered (none may be), and whether every write sent after
+     * the script ended answered 410 STREAM_MOVED naming {@code target}.
+     */
+    static Map<String, Object> summary(List<Attempt> all, long start, long end, String target) {
+        Attempt firstRefused = all.stream().filter(Attempt::refused).findFirst().orElse(null);
+        Attempt lastMoving = all.stream().filter(x -> "STREAM_MOVING".equals(x.code()))
+                .reduce((x, y) -> y).orElse(null);
+        Attempt firstMoved = all.stream().filter(x -> "STREAM_MOVED".equals(x.code())).findFirst().orElse(null);
+        List<Attempt> after = all.stream().filter(x -> x.sent() > end).toList();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("attempts", all.size());
+        m.put("acceptedBeforeMove", all.stream().filter(x -> x.status() == 200 && x.answered() < start).count());
+        m.put("accepted", all.stream().filter(x -> x.status() == 200).count());
+        m.put("refusedMoving", all.stream().filter(x -> "STREAM_MOVING".equals(x.code())).count());
+        m.put("refusedMoved", all.stream().filter(x -> "STREAM_MOVED".equals(x.code())).count());
+        m.put("other", all.stream().filter(x -> x.status() != 200 && !"STREAM_MOVING".equals(x.code())
+                && !"STREAM_MOVED".equals(x.code())).map(x -> x.status() + " " + x.code()).distinct().toList());
+        m.put("acceptedAfterRefusal", firstRefused == null ? 0
+                : all.stream().filter(x -> x.status() == 200 && x.sent() > firstRefused.answered()).count());
+        m.put("firstRefusedAfterMoveStartSeconds", firstRefused == null ? null
+                : seconds(firstRefused.sent() - start));
+        m.put("lastMovingBeforeMoveEndSeconds", lastMoving == null ? null : seconds(end - lastMoving.answered()));
+        m.put("firstMovedAfterMoveStartSeconds", firstMoved == null ? null : seconds(firstMoved.sent() - start));
+        double refused = firstRefused == null || lastMoving == null ? 0
+                : seconds(lastMoving.answered() - firstRefused.sent());
+        m.put("refusedSeconds", refused);
+        m.put("withinMove", firstRefused != null && lastMoving != null && firstRefused.sent() >= start
+                && lastMoving.answered() <= end);
+        m.put("refusedAfterMoveWith410", !after.isEmpty() && after.stream().allMatch(x -> x.status() == 410
+                && "STREAM_MOVED".equals(x.code()) && target.equals(x.location())));
+        return m;
+    }
+
+    /** One write: nanoTime sent and answered, HTTP status (-1: no answer), the problem's code and location. */
+    record Attempt(long sent, long answered, int status, String code, String location) {
         boolean refused() {
             return status == 409 || status == 410;
         }
