@@ -163,5 +163,5 @@ jq -nc --arg t "$T" --arg c "$C" --arg from "$FROM" --arg to "$TO" --arg export 
   --argjson product "$PRODUCT_S" \
   '{status:"MOVED",tenant:$t,catalog:$c,from:$from,to:$to,exportId:$export,events:$events,sourceEpoch:$src,
     targetEpoch:$dst,phases:{fence:$fence,export:$exp,convert:$conv,import:$imp,verify:$ver,retire:$ret},
-    exportPlusImportSeconds:($exp + $imp),writesRefusedSeconds:$refused,totalSeconds:$total,productReadySeconds:$product}'
+    exportPlusImportSeconds:(($exp + $imp) * 100 | round / 100),writesRefusedSeconds:$refused,totalSeconds:$total,productReadySeconds:$product}'
 log "moved $T/$C ($EVENTS events) to $TO in $(secs "$T_START" "$T_RETIRED") s"

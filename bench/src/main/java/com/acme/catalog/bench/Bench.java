@@ -21,6 +21,7 @@ public final class Bench {
         register(new BootstrapScenario());
         register(new ChunkSizeScenario());
         register(new ConvertScenario());
+        register(new MoveScenario());
         register(new PropagationScenario());
         register(new StreamWritersScenario());
         register(new RebuildScenario());
