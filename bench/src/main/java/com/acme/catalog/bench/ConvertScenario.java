@@ -29,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
 final class ConvertScenario implements Scenario {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final int RELEASE_ITEMS = 1000;
+    static final int RELEASE_ITEMS = 1000;
 
     @Override
     public String name() {
@@ -103,7 +103,7 @@ final class ConvertScenario implements Scenario {
     }
 
     /** N items (one revision each) and PUBLIC releases naming them, {@value #RELEASE_ITEMS} items a release. */
-    private static void writeSource(Path file, int items) throws Exception {
+    static void writeSource(Path file, int items) throws Exception {
         try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             w.write("[\n");
             int n = 0;

@@ -45,7 +45,6 @@ import tools.jackson.databind.json.JsonMapper;
 final class MoveScenario implements Scenario {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final int RELEASE_ITEMS = 1000;
     private static final long WRITE_INTERVAL_MS = 100;
     private static final String TENANT = "bench";
     private static final String CATALOG = "moved";
@@ -70,7 +69,7 @@ final class MoveScenario implements Scenario {
         int items = o.integer("items", 100_000);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("items", items);
-        out.put("releases", (items + RELEASE_ITEMS - 1) / RELEASE_ITEMS);
+        out.put("releases", (items + ConvertScenario.RELEASE_ITEMS - 1) / ConvertScenario.RELEASE_ITEMS);
         out.put("cpus", Runtime.getRuntime().availableProcessors());
         out.put("target", "moveSeconds <= 2 x baselineSeconds, writesRefusedSeconds <= 2 x baselineSeconds");
         out.put("loadAverageAtStart", ProcessCpu.loadAverage());
@@ -79,7 +78,7 @@ final class MoveScenario implements Scenario {
         Path dir = Files.createTempDirectory("bench-move-");
         Path objects = Files.createDirectories(dir.resolve("objects"));
         Path source = dir.resolve("source.json");
-        writeSource(source, items);
+        ConvertScenario.writeSource(source, items);
         try (TestDatabase srcDb = TestDatabase.create("bench_move_source");
              TestDatabase srcControl = TestDatabase.create("bench_move_source_control")) {
             WriteScenario.progress("move: importing the source (%d items)", items);
@@ -369,30 +368,6 @@ final class MoveScenario implements Scenario {
         return ControlDatabase.env(control, Map.of("SPRING_DATASOURCE_URL", db.jdbcUrl(),
                 "SPRING_DATASOURCE_USERNAME", db.username(),
                 "SPRING_DATASOURCE_PASSWORD", db.password() == null ? "" : db.password()));
-    }
-
-    /** N items (one revision each) and PUBLIC releases naming them, {@value #RELEASE_ITEMS} items a release. */
-    private static void writeSource(Path file, int items) throws Exception {
-        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            w.write("[\n");
-            for (int i = 0; i < items; i++) {
-                w.write((i == 0 ? "" : ",\n") + "{\"specversion\":\"1.0\",\"id\":\"i-" + i + "\",\"type\":"
-                        + "\"ItemUpserted\",\"subject\":\"sku-" + i + "\",\"aggregatetype\":\"item\","
-                        + "\"aggregateversion\":1,\"data\":{\"attributes\":{\"name\":\"Item " + i + "\",\"price\":"
-                        + (i % 997) + ".5,\"brand\":\"brand-" + (i % 40) + "\",\"sizes\":[36,42]}}}");
-            }
-            for (int r = 0; r * RELEASE_ITEMS < items; r++) {
-                StringBuilder refs = new StringBuilder();
-                for (int i = r * RELEASE_ITEMS; i < Math.min(items, (r + 1) * RELEASE_ITEMS); i++) {
-                    refs.append(refs.length() == 0 ? "" : ",").append("{\"itemId\":\"sku-").append(i)
-                            .append("\",\"revision\":1}");
-                }
-                w.write(",\n{\"specversion\":\"1.0\",\"id\":\"r-" + r + "\",\"type\":\"ReleasePublished\","
-                        + "\"subject\":\"rel-" + r + "\",\"aggregatetype\":\"release\",\"aggregateversion\":1,"
-                        + "\"data\":{\"visibility\":\"PUBLIC\",\"items\":[" + refs + "]}}");
-            }
-            w.write("\n]\n");
-        }
     }
 
     /** {@code bin/move-stream.sh} of the checkout the bench runs in (searched upwards, as the jars are). */
