@@ -8,11 +8,9 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.scheduling.annotation.EnableScheduling;
 
 /** The product: projects the resolver's events into public catalog views and search, rebuildable at any time. */
 @SpringBootApplication
-@EnableScheduling
 @Import({SharedWebConfiguration.class, ObjectStoreConfiguration.class})
 public class ProductApplication {
 

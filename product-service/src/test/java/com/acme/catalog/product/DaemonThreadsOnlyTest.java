@@ -17,10 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class DaemonThreadsOnlyTest {
 
-    /** Files that may make their own threads or use Spring's scheduler, each with its reason. */
-    private static final Map<String, String> ALLOWED = Map.of(
-            "StreamSweep.java", "periodic sweep on Spring's scheduler: moves to PeriodicTasks after the recovery "
-                    + "work in recovery/ merges");
+    /** Files that may make their own threads or use Spring's scheduler, each with its reason. None today. */
+    private static final Map<String, String> ALLOWED = Map.of();
 
     @Test
     void noThreadIsMadeByHand() {

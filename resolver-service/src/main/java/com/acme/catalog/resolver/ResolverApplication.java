@@ -9,11 +9,9 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.scheduling.annotation.EnableScheduling;
 
 /** The resolver: owns accepted state per stream, its outbox, retention, exports and epochs. */
 @SpringBootApplication
-@EnableScheduling
 @Import(SharedWebConfiguration.class)
 public class ResolverApplication {
 

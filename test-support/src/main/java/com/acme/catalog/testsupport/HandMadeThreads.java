@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  * {@code new Thread(…)}, a {@code Thread.ofPlatform()}/{@code ofVirtual()}, an executor constructed directly, an
  * {@code Executors.new…(…)} call whose arguments name no {@code DaemonThreads} factory (it would make the JDK's
  * default, non-daemon, anonymously named threads), or periodic work handed to Spring's scheduler ({@code @Scheduled},
- * a {@code SchedulingConfigurer}, a {@code TaskScheduler}: one shared thread for every job of the application, where
+ * {@code @EnableScheduling}, a {@code SchedulingConfigurer}, a {@code TaskScheduler}: one shared thread for every job of the application, where
  * a slow job delays the others; periodic work runs on {@code platform.concurrent.PeriodicTasks}). Comments are not
  * scanned.
  */
@@ -25,7 +25,7 @@ public final class HandMadeThreads {
 
     private static final Pattern DIRECT = Pattern.compile("new\\s+Thread\\s*\\(|Thread\\s*\\.\\s*of(Platform|Virtual)\\s*\\("
             + "|Thread\\s*\\.\\s*startVirtualThread\\s*\\(|new\\s+(ForkJoinPool|Timer)\\s*\\("
-            + "|@Scheduled\\b|\\bSchedulingConfigurer\\b|\\bTaskScheduler\\b");
+            + "|@Scheduled\\b|@EnableScheduling\\b|\\bSchedulingConfigurer\\b|\\bTaskScheduler\\b");
     /** Executors made by a factory method or a constructor: fine when their arguments name a DaemonThreads factory. */
     private static final Pattern EXECUTORS = Pattern.compile(
             "Executors\\s*\\.\\s*new\\w*\\s*\\(|new\\s+(ScheduledThreadPoolExecutor|ThreadPoolExecutor)\\s*\\(");

@@ -11,7 +11,7 @@ class HandMadeThreadsTest {
     void theScanFindsPlantedThreads() {
         String source = """
                 import org.springframework.scheduling.annotation.SchedulingConfigurer;
-                class Planted implements SchedulingConfigurer {
+                @EnableScheduling class Planted implements SchedulingConfigurer {
                     // new Thread(r) in a comment is not code
                     Thread a = new Thread(() -> { }, "planted");
                     ExecutorService b = Executors.newFixedThreadPool(2);
@@ -25,7 +25,7 @@ class HandMadeThreadsTest {
                 """;
 
         assertThat(HandMadeThreads.find("Planted.java", source)).containsExactly(
-                "Planted.java:2: SchedulingConfigurer", "Planted.java:4: new Thread(",
+                "Planted.java:2: @EnableScheduling", "Planted.java:2: SchedulingConfigurer", "Planted.java:4: new Thread(",
                 "Planted.java:8: Thread.ofPlatform(", "Planted.java:11: @Scheduled",
                 "Planted.java:5: Executors.newFixedThreadPool(2)",
                 "Planted.java:6: Executors.newFixedThreadPool(2, r -> { return r == null ? null : null; })",

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.platform.sql.BoundSql;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -45,8 +46,9 @@ class RebuildRepository {
             SELECT rebuild_id FROM rebuild
              WHERE tenant = ? AND catalog = ? AND phase NOT IN ('DONE', 'FAILED', 'ABORTED')
             """;
-    private static final String SQL_PHASE = "UPDATE rebuild SET phase = ?, " + CLOSE_PHASE
-            + ", updated_at = now() WHERE rebuild_id = ?";
+    private static final BoundSql<PhaseChange> SET_PHASE = BoundSql.<PhaseChange>builder()
+            .sql("UPDATE rebuild SET phase = ?, ", PhaseChange::phase).sql(CLOSE_PHASE)
+            .sql(", updated_at = now() WHERE rebuild_id = ?", PhaseChange::id).build();
     private static final String SQL_STEPS = """
             UPDATE rebuild SET step_ms = step_ms || ?::jsonb, updated_at = now() WHERE rebuild_id = ?
             """;
@@ -60,13 +62,15 @@ class RebuildRepository {
               FROM rebuild WHERE rebuild_id = ?
             """;
     /** The retry starts its budget at the first retried failure; next_retry_at is null when it starts at once. */
-    private static final String SQL_RESTART = """
-            UPDATE rebuild SET phase = 'LEASING', attempt = attempt + 1, lease_id = NULL, export_id = NULL,
-                               generation_id = NULL, cursor = 0, target = NULL, loaded_rows = 0, applied_events = 0,
-                               error = ?, error_code = ?, retry_code = ?, retry_reason = ?,
-                               retry_since = coalesce(retry_since, ?), next_retry_at = ?,
-                               updated_at = now(),
-            """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
+    private static final BoundSql<Restart> RESTART = BoundSql.<Restart>builder()
+            .sql("""
+                    UPDATE rebuild SET phase = 'LEASING', attempt = attempt + 1, lease_id = NULL, export_id = NULL,
+                                       generation_id = NULL, cursor = 0, target = NULL, loaded_rows = 0,
+                                       applied_events = 0, error = ?, error_code = ?, retry_code = ?,
+                                       retry_reason = ?, retry_since = coalesce(retry_since, ?), next_retry_at = ?,
+                                       updated_at = now(),
+                    """, Restart::why, Restart::code, Restart::code, Restart::why, Restart::since, Restart::nextRetryAt)
+            .sql(CLOSE_PHASE).sql(" WHERE rebuild_id = ?", Restart::id).build();
     private static final String SQL_RETRY = """
             SELECT error_code, retry_code, retry_reason, retry_since, next_retry_at FROM rebuild WHERE rebuild_id = ?
             """;
@@ -83,9 +87,12 @@ class RebuildRepository {
             UPDATE rebuild SET cursor = ?, applied_events = applied_events + ?, updated_at = now() WHERE rebuild_id = ?
             """;
     private static final String SQL_TARGET = "UPDATE rebuild SET target = ?, updated_at = now() WHERE rebuild_id = ?";
-    private static final String SQL_FAIL = """
-            UPDATE rebuild SET phase = 'FAILED', error = ?, error_code = ?, next_retry_at = NULL, updated_at = now(),
-            """ + CLOSE_PHASE + " WHERE rebuild_id = ?";
+    private static final BoundSql<Failure> FAIL = BoundSql.<Failure>builder()
+            .sql("""
+                    UPDATE rebuild SET phase = 'FAILED', error = ?, error_code = ?, next_retry_at = NULL,
+                                       updated_at = now(),
+                    """, Failure::error, Failure::code)
+            .sql(CLOSE_PHASE).sql(" WHERE rebuild_id = ?", Failure::id).build();
 
     private static final String SQL_WORKER = """
             UPDATE rebuild SET worker_owner = ?, worker_fence = ?, next_retry_at = NULL, updated_at = now()
@@ -165,7 +172,10 @@ class RebuildRepository {
     }
 
     void phase(UUID id, RebuildPhase phase) {
-        jdbc.sql(SQL_PHASE).params(phase.name(), id).update();
+        jdbc.sql(SET_PHASE.sql()).params(SET_PHASE.params(new PhaseChange(id, phase.name()))).update();
+    }
+
+    private record PhaseChange(UUID id, String phase) {
     }
 
     /**
@@ -176,8 +186,13 @@ class RebuildRepository {
      * @param nextRetryAt when the next attempt starts; null when at once
      */
     void restart(UUID id, String code, String why, java.time.Instant now, java.time.Instant nextRetryAt) {
-        jdbc.sql(SQL_RESTART).params(why, code, code, why, now == null ? null : java.sql.Timestamp.from(now),
-                nextRetryAt == null ? null : java.sql.Timestamp.from(nextRetryAt), id).update();
+        Restart r = new Restart(id, code, why, now == null ? null : java.sql.Timestamp.from(now),
+                nextRetryAt == null ? null : java.sql.Timestamp.from(nextRetryAt));
+        jdbc.sql(RESTART.sql()).params(RESTART.params(r)).update();
+    }
+
+    private record Restart(UUID id, String code, String why, java.sql.Timestamp since,
+            java.sql.Timestamp nextRetryAt) {
     }
 
     /** Why a rebuild retries (or last retried), and when its next attempt starts. */
@@ -244,7 +259,10 @@ class RebuildRepository {
 
     /** @param error {@code CODE: sentence}; {@code code} its code */
     void fail(UUID id, String code, String error) {
-        jdbc.sql(SQL_FAIL).params(error, code, id).update();
+        jdbc.sql(FAIL.sql()).params(FAIL.params(new Failure(id, code, error))).update();
+    }
+
+    private record Failure(UUID id, String code, String error) {
     }
 
     /** Records the worker lease the rebuild now runs under. */

@@ -8,8 +8,6 @@ import java.net.http.HttpTimeoutException;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.ProblemCode;
@@ -88,7 +86,6 @@ final class RestartPolicy {
     /** The product's own answers that mean "not now" rather than "no". */
     private static final Set<ProblemCode> TRANSIENT_CODES = Set.of(ProblemCode.DATABASE_UNAVAILABLE,
             ProblemCode.MAINTENANCE, ProblemCode.OUTCOME_UNKNOWN);
-    private static final Pattern PROBLEM_CODE = Pattern.compile("\"code\"\\s*:\\s*\"([A-Z][A-Z0-9_]*)\"");
 
     private RestartPolicy() {
     }
@@ -98,8 +95,8 @@ final class RestartPolicy {
         if (failure instanceof RestartRequired r) {
             return new Failure(Kind.SIGNAL, r.reason().name(), r.sentence());
         }
-        if (failure instanceof ResolverClient.GoneException) {
-            return new Failure(Kind.SIGNAL, "RESOLVER_GONE", gone(failure.getMessage()));
+        if (failure instanceof ResolverClient.GoneException gone) {
+            return new Failure(Kind.SIGNAL, "RESOLVER_GONE", gone(gone));
         }
         if (failure instanceof PermanentFailure p) {
             return new Failure(Kind.PERMANENT, p.code(), p.sentence());
@@ -132,7 +129,7 @@ final class RestartPolicy {
                         "the resolver could not serve the " + clean(t.getMessage()));
             }
             if (t instanceof ResolverClient.RefusedException refused && refused.status() == 409
-                    && ProblemCode.EPOCH_MISMATCH.name().equals(problemCode(refused.getMessage()))) {
+                    && refused.code().orElse(null) == ProblemCode.EPOCH_MISMATCH) {
                 // the stream was rotated while the attempt ran (its lease, export or consumer registration is of
                 // the old epoch): a restart signal, never a refusal
                 return new Failure(Kind.SIGNAL, EPOCH_CHANGED, "the resolver answered the "
@@ -161,10 +158,9 @@ final class RestartPolicy {
         return classify(failure).text();
     }
 
-    private static String gone(String message) {
-        String code = problemCode(message);
-        return "the resolver answered the " + clean(callOf(message, ": 410")) + " with 410"
-                + (code == null ? "" : " " + code) + " (its lease, cursor or epoch is gone)";
+    private static String gone(ResolverClient.GoneException gone) {
+        return "the resolver answered the " + clean(callOf(gone.getMessage(), ": 410")) + " with 410"
+                + gone.code().map(c -> " " + c.name()).orElse("") + " (its lease, cursor or epoch is gone)";
     }
 
     /** @return the call a resolver client's message names before {@code status} ("a call" when it names none) */
@@ -172,12 +168,6 @@ final class RestartPolicy {
         String m = message == null ? "" : message;
         int at = m.indexOf(status);
         return at > 0 ? m.substring(0, at) : "a call";
-    }
-
-    /** @return the problem code in a resolver client's message (the answer's body), null when it has none */
-    private static String problemCode(String message) {
-        Matcher code = PROBLEM_CODE.matcher(message == null ? "" : message);
-        return code.find() ? code.group(1) : null;
     }
 
     /**

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.EpochIssue;
 import com.acme.catalog.contracts.epoch.EpochStatus;
@@ -140,7 +141,7 @@ class StreamObserver {
      *         passed otherwise (the chain comparison decides)
      */
     private Check aheadOfResolver(GenerationCursor c, RetentionView source) {
-        Optional<String> refused;
+        Optional<ResolverClient.Refusal> refused;
         try {
             refused = resolver.reportAhead(c.stream(), c.epoch(), c.appliedPosition());
         } catch (RuntimeException e) {
@@ -148,7 +149,7 @@ class StreamObserver {
                     c.appliedPosition(), source.cursor(), e.toString());
             return Check.PASSED;
         }
-        if (refused.isPresent() && refused.get().equals("HISTORY_ROLLED_BACK")) {
+        if (refused.isPresent() && refused.get().is(ProblemCode.HISTORY_ROLLED_BACK)) {
             return new Check("the product applied position " + c.appliedPosition() + " of epoch " + c.epoch()
                     + ", which the resolver never committed (its cursor is at " + source.cursor() + "); reported, the "
                     + "resolver confirmed HISTORY_ROLLED_BACK: its history was rolled back (a restore) and it refuses "

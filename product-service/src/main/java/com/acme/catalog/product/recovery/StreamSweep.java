@@ -12,6 +12,8 @@ import java.util.function.Predicate;
 
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.stream.StreamSummary;
+import com.acme.catalog.platform.concurrent.PeriodicScheduler;
+import com.acme.catalog.platform.concurrent.PeriodicTasks;
 import com.acme.catalog.product.epoch.EpochProperties;
 import com.acme.catalog.product.epoch.StreamEpochs;
 import com.acme.catalog.product.epoch.StreamRollbacks;
@@ -22,9 +24,6 @@ import com.acme.catalog.product.streams.ProductStreamsProperties;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.scheduling.annotation.SchedulingConfigurer;
-import org.springframework.scheduling.config.FixedDelayTask;
-import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -58,7 +57,7 @@ import org.springframework.stereotype.Component;
  * before the first public read after it.
  */
 @Component
-class StreamSweep implements SchedulingConfigurer {
+class StreamSweep extends PeriodicScheduler {
 
     private static final Logger log = LoggerFactory.getLogger(StreamSweep.class);
 
@@ -89,6 +88,7 @@ class StreamSweep implements SchedulingConfigurer {
             StreamRollbacks rollbacks, RecoveryWorker worker, SweepVerifications verifications,
             ProductStreamsProperties subscriptions, RecoveryProperties recovery, EpochProperties properties,
             RollbackProperties rollbackProperties) {
+        super("stream-sweep", 1);
         this.generations = generations;
         this.resolver = resolver;
         this.epochs = epochs;
@@ -104,12 +104,13 @@ class StreamSweep implements SchedulingConfigurer {
 
     /**
      * {@link #sweep} every {@code product.epochs.poll-interval}, the first one interval after start; {@link #sweepRollbacks}
-     * every {@code product.rollbacks.poll}, the first at start.
+     * every {@code product.rollbacks.poll}, the first at start; both on one thread of their own.
      */
     @Override
-    public void configureTasks(ScheduledTaskRegistrar tasks) {
-        tasks.addFixedDelayTask(new FixedDelayTask(this::sweep, every, every));
-        tasks.addFixedDelayTask(new FixedDelayTask(this::sweepRollbacks, rollbacksEvery, Duration.ZERO));
+    protected void schedule(PeriodicTasks tasks) {
+        tasks.every(every, every, this::sweep, e -> log.warn("the stream sweep failed; the next one retries", e));
+        tasks.every(Duration.ZERO, rollbacksEvery, this::sweepRollbacks,
+                e -> log.warn("the rolled back streams' poll failed; the next one retries", e));
     }
 
     /** Whether sweeps run at all ({@code product.recovery.enabled}). */

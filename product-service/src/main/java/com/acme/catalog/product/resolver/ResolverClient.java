@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 import com.acme.catalog.contracts.ChainDigestAt;
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.epoch.EpochStatus;
 import com.acme.catalog.contracts.export.EventPage;
@@ -54,8 +55,20 @@ public class ResolverClient {
 
     /** The resolver answered 410: the lease or the cursor is gone, or the epoch changed. */
     public static final class GoneException extends RuntimeException {
+        private final ProblemCode code;
+
         public GoneException(String message) {
+            this(message, null);
+        }
+
+        public GoneException(String message, ProblemCode code) {
             super(message);
+            this.code = code;
+        }
+
+        /** @return the answer's problem code; empty when it had none the contract knows */
+        public Optional<ProblemCode> code() {
+            return Optional.ofNullable(code);
         }
     }
 
@@ -72,15 +85,44 @@ public class ResolverClient {
      */
     public static final class RefusedException extends IllegalStateException {
         private final int status;
+        private final ProblemCode code;
 
         public RefusedException(String message, int status) {
+            this(message, status, null);
+        }
+
+        public RefusedException(String message, int status, ProblemCode code) {
             super(message);
             this.status = status;
+            this.code = code;
         }
 
         /** @return the HTTP status the resolver answered */
         public int status() {
             return status;
+        }
+
+        /** @return the answer's problem code; empty when it had none the contract knows */
+        public Optional<ProblemCode> code() {
+            return Optional.ofNullable(code);
+        }
+    }
+
+    /**
+     * How the resolver refused a call that answers its refusal rather than throwing it ({@link #reportAhead}).
+     *
+     * @param status the HTTP status
+     * @param code   the problem code, null when the answer had none the contract knows
+     */
+    public record Refusal(int status, ProblemCode code) {
+        /** @return whether the resolver refused with {@code expected} */
+        public boolean is(ProblemCode expected) {
+            return code == expected;
+        }
+
+        @Override
+        public String toString() {
+            return code == null ? "HTTP " + status : code.name();
         }
     }
 
@@ -284,8 +326,7 @@ public class ResolverClient {
     }
 
     private ChainDigestAt chainDigest(StreamId s, long epoch, long position, ResponseEntity<String> r) {
-        if (r.getStatusCode().value() == 422 && r.getBody() != null
-                && "POSITION_AHEAD".equals(json.readTree(r.getBody()).path("code").stringValue())) {
+        if (r.getStatusCode().value() == 422 && problemCode(r) == ProblemCode.POSITION_AHEAD) {
             throw new AheadOfSourceException("the resolver has not committed position " + position + " of " + s
                     + " epoch " + epoch + ": " + r.getBody());
         }
@@ -318,16 +359,15 @@ public class ResolverClient {
      * recovery worker sends it when the product holds a position ahead of the resolver's cursor, the rollback signal
      * the resolver turns into {@code HISTORY_ROLLED_BACK} (docs/epochs.md).
      *
-     * @return the problem code of a refusal (e.g. {@code HISTORY_ROLLED_BACK}), empty when it was accepted
+     * @return the refusal (e.g. {@code HISTORY_ROLLED_BACK}), empty when it was accepted
      */
-    public Optional<String> reportAhead(StreamId s, long epoch, long position) {
+    public Optional<Refusal> reportAhead(StreamId s, long epoch, long position) {
         ResponseEntity<String> r = rest.put().uri(PROGRESS_PATH, consumerId).contentType(MediaType.APPLICATION_JSON)
                 .body(progressBody(s, epoch, position)).retrieve().toEntity(String.class);
         if (!r.getStatusCode().isError()) {
             return Optional.empty();
         }
-        String code = r.getBody() == null ? "" : json.readTree(r.getBody()).path("code").asString();
-        return Optional.of(code.isEmpty() ? "HTTP " + r.getStatusCode().value() : code);
+        return Optional.of(new Refusal(r.getStatusCode().value(), problemCode(r)));
     }
 
     private ResponseEntity<String> post(String path, Object body) {
@@ -336,16 +376,16 @@ public class ResolverClient {
     }
 
     /** Maps a non-2xx answer as the class comment says; a 2xx answer passes. */
-    private static void check(String call, ResponseEntity<String> r) {
+    private void check(String call, ResponseEntity<String> r) {
         int status = r.getStatusCode().value();
         if (status == 410) {
-            throw new GoneException(call + ": 410 " + r.getBody());
+            throw new GoneException(call + ": 410 " + r.getBody(), problemCode(r));
         }
         if (status >= 500) {
             throw new UnavailableException(call + " answered " + status + ": " + r.getBody());
         }
         if (status >= 400) {
-            throw new RefusedException(call + " answered " + status + ": " + r.getBody(), status);
+            throw new RefusedException(call + " answered " + status + ": " + r.getBody(), status, problemCode(r));
         }
         if (status >= 300) {
             throw new IllegalStateException(call + " answered " + status + ": " + r.getBody());
@@ -365,6 +405,29 @@ public class ResolverClient {
             throw new IllegalStateException(call + " answered what this product cannot read as "
                     + type.getSimpleName() + " (" + e.getOriginalMessage() + "): " + body, e);
         }
+    }
+
+    /**
+     * @return the {@code code} member of an error answer's problem+json body as the contract's type; null when the
+     *         body is not JSON, has no code, or one this product's contract does not know (a newer resolver's)
+     */
+    private ProblemCode problemCode(ResponseEntity<String> r) {
+        String body = r.getBody();
+        if (body == null || body.isBlank()) {
+            return null;
+        }
+        String code;
+        try {
+            code = json.readTree(body).path("code").asString();
+        } catch (JacksonException e) {
+            return null;
+        }
+        for (ProblemCode c : ProblemCode.values()) {
+            if (c.name().equals(code)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     private static ProgressRequest progressBody(StreamId s, long epoch, long position) {

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.EventPage;
 import com.acme.catalog.contracts.export.ExportStatus;
@@ -63,7 +64,8 @@ class RebuildEpochChangeIT extends ProductIT {
 
     private static ResolverClient.RefusedException epochMismatch(String call, long asked, long current) {
         return new ResolverClient.RefusedException(call + " answered 409: {\"code\":\"EPOCH_MISMATCH\",\"detail\":"
-                + "\"epoch " + asked + " is not the current epoch " + current + "\"}", 409);
+                + "\"epoch " + asked + " is not the current epoch " + current + "\"}", 409,
+                ProblemCode.EPOCH_MISMATCH);
     }
 
     /** The resolver of {@code s}: an export per epoch (W = 3), no event after W, leases and reports accepted. */

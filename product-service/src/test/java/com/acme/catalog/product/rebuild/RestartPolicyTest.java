@@ -22,14 +22,15 @@ class RestartPolicyTest {
     @Test
     void anEpochMismatchFromTheResolverIsAnEpochMoveNotARefusal() {
         RestartPolicy.Failure f = RestartPolicy.classify(new ResolverClient.RefusedException("consumer registration "
-                + "answered 409: {\"code\":\"EPOCH_MISMATCH\",\"detail\":\"epoch 1 is not current\"}", 409));
+                + "answered 409: {\"code\":\"EPOCH_MISMATCH\",\"detail\":\"epoch 1 is not current\"}", 409,
+                ProblemCode.EPOCH_MISMATCH));
         assertThat(f.kind()).isEqualTo(RestartPolicy.Kind.SIGNAL);
         assertThat(f.epochMoved()).isTrue();
         assertThat(f.text()).isEqualTo("EPOCH_CHANGED: the resolver answered the consumer registration with 409 "
                 + "EPOCH_MISMATCH (the stream's epoch moved past the attempt's); restarting at the new epoch");
         // another 409 stays a refusal; a 410 is a signal but says nothing about which epoch is current
         RestartPolicy.Failure conflict = RestartPolicy.classify(new ResolverClient.RefusedException("lease answered "
-                + "409: {\"code\":\"CONFLICT\"}", 409));
+                + "409: {\"code\":\"REVISION_CONFLICT\"}", 409, ProblemCode.REVISION_CONFLICT));
         assertThat(conflict.kind()).isEqualTo(RestartPolicy.Kind.PERMANENT);
         assertThat(conflict.code()).isEqualTo("RESOLVER_REFUSED");
         assertThat(RestartPolicy.classify(new ResolverClient.GoneException("catch-up page after 3: 410 {}"))
@@ -67,7 +68,8 @@ class RestartPolicyTest {
         assertThat(f.text()).isEqualTo("EXPORT_ABORTED: export e-1 was ABORTED: lease expired");
 
         RestartPolicy.Failure gone = RestartPolicy.classify(new ResolverClient.GoneException(
-                "catch-up page after 4: 410 {\"type\":\"about:blank\",\"code\":\"LEASE_EXPIRED\"}"));
+                "catch-up page after 4: 410 {\"type\":\"about:blank\",\"code\":\"LEASE_EXPIRED\"}",
+                ProblemCode.LEASE_EXPIRED));
         assertThat(gone.kind()).isEqualTo(RestartPolicy.Kind.SIGNAL);
         assertThat(gone.text()).startsWith("RESOLVER_GONE: the resolver answered the catch-up page after 4 with 410 "
                 + "LEASE_EXPIRED");

@@ -17,12 +17,12 @@ import com.acme.catalog.product.recovery.RecoveryWorker.Outcome;
 import com.acme.catalog.product.recovery.RecoveryWorker.Trigger;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
+import com.acme.catalog.product.support.TestClients;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -163,12 +163,7 @@ class EpochAdoptionIT {
     }
 
     private RestClient client(String token) {
-        RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
-                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
-        if (token != null) {
-            b.defaultHeader("Authorization", "Bearer " + token);
-        }
-        return b.build();
+        return TestClients.of(port, token);
     }
 
     private ResponseEntity<JsonNode> deliver(List<ChainWriter.Event> events) {

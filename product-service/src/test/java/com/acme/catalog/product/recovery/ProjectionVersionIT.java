@@ -8,12 +8,12 @@ import java.util.Random;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
+import com.acme.catalog.product.support.TestClients;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -59,12 +59,7 @@ class ProjectionVersionIT {
     RecoveryWorker worker;
 
     private RestClient client(String token) {
-        RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
-                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
-        if (token != null) {
-            b.defaultHeader("Authorization", "Bearer " + token);
-        }
-        return b.build();
+        return TestClients.of(port, token);
     }
 
     private ResponseEntity<JsonNode> deliver(List<ChainWriter.Event> events) {

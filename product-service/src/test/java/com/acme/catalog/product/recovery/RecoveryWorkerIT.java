@@ -17,13 +17,13 @@ import com.acme.catalog.product.projection.GenerationCursor;
 import com.acme.catalog.product.projection.GenerationRepository;
 import com.acme.catalog.product.support.CatalogHistory;
 import com.acme.catalog.product.support.ChainWriter;
+import com.acme.catalog.product.support.TestClients;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -74,12 +74,7 @@ class RecoveryWorkerIT {
     GenerationRepository generations;
 
     private RestClient client(String token) {
-        RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
-                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
-        if (token != null) {
-            b.defaultHeader("Authorization", "Bearer " + token);
-        }
-        return b.build();
+        return TestClients.of(port, token);
     }
 
     private int deliver(List<ChainWriter.Event> events) {

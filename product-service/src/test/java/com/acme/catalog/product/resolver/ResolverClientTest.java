@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
 import com.acme.catalog.contracts.export.ExportStatus;
 import com.acme.catalog.contracts.export.ExportView;
@@ -32,6 +33,8 @@ class ResolverClientTest {
     private static final String LEASE_ID = "01900000-0000-7000-8000-000000000002";
 
     private final Map<String, String> answers = new ConcurrentHashMap<>();
+    /** The status of an answer, 200 unless set. */
+    private final Map<String, Integer> statuses = new ConcurrentHashMap<>();
     private HttpServer server;
     private ResolverClient client;
 
@@ -41,14 +44,15 @@ class ResolverClientTest {
         server.createContext("/", ex -> {
             try (ex) {
                 ex.getRequestBody().readAllBytes();
-                String body = answers.get(ex.getRequestMethod() + " " + ex.getRequestURI().getPath());
+                String call = ex.getRequestMethod() + " " + ex.getRequestURI().getPath();
+                String body = answers.get(call);
                 if (body == null) {
                     ex.sendResponseHeaders(404, -1);
                     return;
                 }
                 byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
                 ex.getResponseHeaders().add("Content-Type", "application/json");
-                ex.sendResponseHeaders(200, bytes.length);
+                ex.sendResponseHeaders(statuses.getOrDefault(call, 200), bytes.length);
                 ex.getResponseBody().write(bytes);
             }
         });
@@ -101,5 +105,60 @@ class ResolverClientTest {
         answers.put("POST /v1/retention/leases", "{\"pin\":5}");
         assertThatThrownBy(() -> client.createLease(S, 1, 60, "o")).isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("lease answered");
+    }
+
+    @Test
+    void anErrorAnswerCarriesItsProblemCodeAsTheContractsType() {
+        answers.put("POST /v1/retention/leases", "{\"type\":\"about:blank\",\"code\":\"EPOCH_MISMATCH\"}");
+        statuses.put("POST /v1/retention/leases", 409);
+        assertThatThrownBy(() -> client.createLease(S, 1, 60, "o"))
+                .isInstanceOfSatisfying(ResolverClient.RefusedException.class, e -> {
+                    assertThat(e.status()).isEqualTo(409);
+                    assertThat(e.code()).contains(ProblemCode.EPOCH_MISMATCH);
+                });
+        // a code this contract does not know (a newer resolver's), or a body that is not JSON: no code
+        answers.put("POST /v1/retention/leases", "{\"code\":\"SOMETHING_NEWER\"}");
+        assertThatThrownBy(() -> client.createLease(S, 1, 60, "o"))
+                .isInstanceOfSatisfying(ResolverClient.RefusedException.class, e -> assertThat(e.code()).isEmpty());
+        answers.put("POST /v1/retention/leases", "not json");
+        assertThatThrownBy(() -> client.createLease(S, 1, 60, "o"))
+                .isInstanceOfSatisfying(ResolverClient.RefusedException.class, e -> assertThat(e.code()).isEmpty());
+
+        answers.put("GET /v1/exports/" + EXPORT_ID, "{\"code\":\"LEASE_EXPIRED\"}");
+        statuses.put("GET /v1/exports/" + EXPORT_ID, 410);
+        assertThatThrownBy(() -> client.exportStatus(EXPORT_ID))
+                .isInstanceOfSatisfying(ResolverClient.GoneException.class,
+                        e -> assertThat(e.code()).contains(ProblemCode.LEASE_EXPIRED));
+    }
+
+    @Test
+    void aChainDigestBeyondTheHeadIsAheadOfSourceOnlyWhenTheCodeSaysSo() {
+        String path = "GET /v1/streams/acme/shoes/chain-digest";
+        answers.put(path, "{\"code\":\"POSITION_AHEAD\"}");
+        statuses.put(path, 422);
+        assertThatThrownBy(() -> client.chainDigest(S, 1, 9)).isInstanceOf(ResolverClient.AheadOfSourceException.class);
+        answers.put(path, "{\"code\":\"INVALID_EVENT\"}");
+        assertThatThrownBy(() -> client.chainDigest(S, 1, 9))
+                .isInstanceOfSatisfying(ResolverClient.RefusedException.class,
+                        e -> assertThat(e.code()).contains(ProblemCode.INVALID_EVENT));
+    }
+
+    @Test
+    void aPositionReportedAheadAnswersTheRefusalWithItsTypedCode() {
+        String path = "PUT /v1/retention/consumers/product-test/progress";
+        answers.put(path, "{\"code\":\"HISTORY_ROLLED_BACK\"}");
+        statuses.put(path, 503);
+        ResolverClient.Refusal refusal = client.reportAhead(S, 1, 9).orElseThrow();
+        assertThat(refusal.is(ProblemCode.HISTORY_ROLLED_BACK)).isTrue();
+        assertThat(refusal).hasToString("HISTORY_ROLLED_BACK");
+
+        answers.put(path, "{}");
+        statuses.put(path, 409);
+        refusal = client.reportAhead(S, 1, 9).orElseThrow();
+        assertThat(refusal.code()).isNull();
+        assertThat(refusal).hasToString("HTTP 409");
+
+        statuses.remove(path);
+        assertThat(client.reportAhead(S, 1, 9)).isEmpty();
     }
 }

@@ -10,7 +10,6 @@ import com.acme.catalog.testsupport.FreshDatabase;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -85,12 +84,7 @@ public abstract class ProductIT {
     }
 
     private RestClient newClient(String token) {
-        RestClient.Builder b = RestClient.builder().baseUrl("http://localhost:" + port)
-                .defaultStatusHandler(HttpStatusCode::isError, (req, res) -> { });
-        if (!token.isEmpty()) {
-            b.defaultHeader("Authorization", "Bearer " + token);
-        }
-        return b.build();
+        return TestClients.of(port, token);
     }
 
     /** POSTs {@code {"events":[…]}} built from the exact delivered texts, as the relay does. */

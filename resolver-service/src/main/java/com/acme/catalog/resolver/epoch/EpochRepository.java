@@ -33,30 +33,37 @@ class EpochRepository {
             e.tenant, e.catalog, e.epoch, e.issued_at, coalesce(h.position, 0) AS high_water_mark,
             e.starts_from_epoch, e.starts_from_position, e.starts_from_digest
             """;
+    private static final UnnestColumns<StreamId> STREAM_COLUMNS = UnnestColumns.of(StreamId.class)
+            .text("tenant", StreamId::tenant)
+            .text("catalog", StreamId::catalog);
     /** A stream's current epoch and the high-water mark recorded in it. */
-    private static final String SQL_CURRENT = "SELECT " + CURRENT_COLUMNS + """
-              FROM stream_epoch e
-              LEFT JOIN stream_high_water_mark h
-                     ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
-             WHERE e.tenant = ? AND e.catalog = ?
-             ORDER BY e.epoch DESC
-             LIMIT 1
-            """;
+    private static final BoundSql<StreamId> CURRENT = BoundSql.<StreamId>builder()
+            .sql("SELECT ").sql(CURRENT_COLUMNS).sql("""
+                      FROM stream_epoch e
+                      LEFT JOIN stream_high_water_mark h
+                             ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
+                     WHERE e.tenant = ? AND e.catalog = ?
+                     ORDER BY e.epoch DESC
+                     LIMIT 1
+                    """, StreamId::tenant, StreamId::catalog).build();
     /** The current epoch and its high-water mark of each named stream, in one statement. */
-    private static final String SQL_CURRENT_OF = "SELECT DISTINCT ON (e.tenant, e.catalog) " + CURRENT_COLUMNS + """
-              FROM unnest(?::text[], ?::text[]) AS q(tenant, catalog)
-              JOIN stream_epoch e ON e.tenant = q.tenant AND e.catalog = q.catalog
-              LEFT JOIN stream_high_water_mark h
-                     ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
-             ORDER BY e.tenant, e.catalog, e.epoch DESC
-            """;
+    private static final BoundSql<Collection<StreamId>> CURRENT_OF = BoundSql.<Collection<StreamId>>builder()
+            .sql("SELECT DISTINCT ON (e.tenant, e.catalog) ").sql(CURRENT_COLUMNS).sql("""
+                      FROM\s""").unnest(s -> s, STREAM_COLUMNS).sql("""
+
+                      JOIN stream_epoch e ON e.tenant = u.tenant AND e.catalog = u.catalog
+                      LEFT JOIN stream_high_water_mark h
+                             ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
+                     ORDER BY e.tenant, e.catalog, e.epoch DESC
+                    """).build();
     /** Every stream's current epoch and high-water mark (the rollback check). */
-    private static final String SQL_CURRENT_ALL = "SELECT DISTINCT ON (e.tenant, e.catalog) " + CURRENT_COLUMNS + """
-              FROM stream_epoch e
-              LEFT JOIN stream_high_water_mark h
-                     ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
-             ORDER BY e.tenant, e.catalog, e.epoch DESC
-            """;
+    private static final BoundSql<Void> CURRENT_ALL = BoundSql.<Void>builder()
+            .sql("SELECT DISTINCT ON (e.tenant, e.catalog) ").sql(CURRENT_COLUMNS).sql("""
+                      FROM stream_epoch e
+                      LEFT JOIN stream_high_water_mark h
+                             ON h.tenant = e.tenant AND h.catalog = e.catalog AND h.epoch = e.epoch
+                     ORDER BY e.tenant, e.catalog, e.epoch DESC
+                    """).build();
     private static final String SQL_HISTORY = """
             SELECT epoch, issued_at, reason, issuer, starts_from_epoch, starts_from_position, starts_from_digest
               FROM stream_epoch
@@ -118,21 +125,19 @@ class EpochRepository {
 
     /** @return the stream's current epoch; empty when the store has none for it */
     Optional<Current> current(StreamId s) {
-        return reach(() -> store.jdbc().sql(SQL_CURRENT).params(s.tenant(), s.catalog())
+        return reach(() -> store.jdbc().sql(CURRENT.sql()).params(CURRENT.params(s))
                 .query(EpochRepository::current).optional());
     }
 
     /** @return the current epoch of each of {@code streams} the store knows */
     Map<StreamId, Current> currentOf(Collection<StreamId> streams) {
-        String[] tenants = streams.stream().map(StreamId::tenant).toArray(String[]::new);
-        String[] catalogs = streams.stream().map(StreamId::catalog).toArray(String[]::new);
-        return reach(() -> byStream(store.jdbc().sql(SQL_CURRENT_OF).params(tenants, catalogs)
+        return reach(() -> byStream(store.jdbc().sql(CURRENT_OF.sql()).params(CURRENT_OF.params(streams))
                 .query(EpochRepository::current).list()));
     }
 
     /** @return every stream's current epoch */
     Map<StreamId, Current> currentAll() {
-        return reach(() -> byStream(store.jdbc().sql(SQL_CURRENT_ALL).query(EpochRepository::current).list()));
+        return reach(() -> byStream(store.jdbc().sql(CURRENT_ALL.sql()).query(EpochRepository::current).list()));
     }
 
     /** @return every epoch issued for the stream, oldest first */

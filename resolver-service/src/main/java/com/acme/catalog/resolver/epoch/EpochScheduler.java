@@ -3,7 +3,7 @@ package com.acme.catalog.resolver.epoch;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.acme.catalog.resolver.periodic.PeriodicTasks;
+import com.acme.catalog.platform.concurrent.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -10,12 +10,12 @@ import com.acme.catalog.contracts.ApiException;
 import com.acme.catalog.contracts.FailureText;
 import com.acme.catalog.contracts.ProblemCode;
 import com.acme.catalog.contracts.StreamId;
+import com.acme.catalog.platform.concurrent.PeriodicTasks;
 import com.acme.catalog.platform.maintenance.MaintenanceSwitch;
 import com.acme.catalog.resolver.epoch.RotationJobRepository.Job;
 import com.acme.catalog.resolver.epoch.StreamRotator.Failure;
 import com.acme.catalog.resolver.epoch.StreamRotator.Outcome;
 import com.acme.catalog.resolver.epoch.StreamRotator.Start;
-import com.acme.catalog.resolver.periodic.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

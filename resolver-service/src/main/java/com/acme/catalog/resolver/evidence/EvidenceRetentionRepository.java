@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
+import com.acme.catalog.platform.sql.BoundSql;
+
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -26,17 +28,27 @@ class EvidenceRetentionRepository {
              OR EXISTS (SELECT 1 FROM claim cl JOIN review_case_claim rc ON rc.claim_id = cl.claim_id
                          WHERE cl.artifact_id = a.artifact_id))
             """;
-    private static final String TENANT = "(CAST(? AS text) IS NULL OR a.tenant = CAST(? AS text))";
+    /** The tenant filter, {@code :tenant} bound to the scan's tenant (null: every tenant). */
+    private static final String TENANT = "(CAST(:tenant AS text) IS NULL OR a.tenant = CAST(:tenant AS text))";
 
-    private static final String SQL_PENDING_DELETES = "SELECT " + Artifact.COLUMNS
-            + " FROM evidence_artifact a WHERE expired_at IS NOT NULL AND object_deleted_at IS NULL AND " + TENANT
-            + " ORDER BY artifact_id LIMIT ?";
+    private static final BoundSql<Scan> PENDING_DELETES = Scan.sql().param("limit", Scan::limit)
+            .sql("SELECT ").sql(Artifact.COLUMNS).sql("""
+                      FROM evidence_artifact a
+                     WHERE expired_at IS NOT NULL AND object_deleted_at IS NULL AND\s""").sql(TENANT).sql("""
+
+                     ORDER BY artifact_id LIMIT :limit
+                    """).build();
     private static final String SQL_OBJECT_DELETED = """
             UPDATE evidence_artifact SET object_deleted_at = now() WHERE artifact_id = ? AND expired_at IS NOT NULL
             """;
-    private static final String SQL_LIVE_PAGE = "SELECT " + Artifact.COLUMNS
-            + " FROM evidence_artifact a WHERE expired_at IS NULL AND " + TENANT
-            + " AND artifact_id > ? ORDER BY artifact_id LIMIT ?";
+    private static final BoundSql<Scan> LIVE_PAGE = Scan.sql().param("after", Scan::after)
+            .param("limit", Scan::limit)
+            .sql("SELECT ").sql(Artifact.COLUMNS).sql("""
+                      FROM evidence_artifact a
+                     WHERE expired_at IS NULL AND\s""").sql(TENANT).sql("""
+
+                       AND artifact_id > :after ORDER BY artifact_id LIMIT :limit
+                    """).build();
     /** Flags only the object that was checked: an intake that healed the artifact meanwhile changed the key. */
     private static final String SQL_FLAG_MISSING = """
             UPDATE evidence_artifact SET missing_since = now(), checked_at = now()
@@ -50,30 +62,45 @@ class EvidenceRetentionRepository {
             UPDATE evidence_artifact SET checked_at = now() WHERE artifact_id = ANY (?::uuid[])
             """;
     /** Unreferenced, present, not a fixture, and inactive for the window: may expire (decided again under lock). */
-    private static final String SQL_CANDIDATES = "SELECT a.artifact_id FROM evidence_artifact a"
-            + " WHERE a.expired_at IS NULL AND a.missing_since IS NULL"
-            + " AND a.last_activity_at < clock_timestamp() - make_interval(secs => ?) AND " + TENANT
-            + " AND a.artifact_id > ? AND NOT " + KEEP + " ORDER BY a.artifact_id LIMIT ?";
+    private static final BoundSql<Scan> CANDIDATES = Scan.sql().param("window", Scan::windowSeconds)
+            .param("after", Scan::after).param("limit", Scan::limit)
+            .sql("""
+                    SELECT a.artifact_id FROM evidence_artifact a
+                     WHERE a.expired_at IS NULL AND a.missing_since IS NULL
+                       AND a.last_activity_at < clock_timestamp() - make_interval(secs => :window)
+                       AND\s""").sql(TENANT).sql("""
+
+                       AND a.artifact_id > :after AND NOT\s""").sql(KEEP).sql("""
+                     ORDER BY a.artifact_id LIMIT :limit
+                    """).build();
     /**
      * The guarding lock: the artifact row FOR UPDATE, which waits for every reference in flight (they share-lock or
      * update the row) and stops new ones until the expiry commits.
      */
-    private static final String SQL_LOCK_FOR_EXPIRY = "SELECT " + Artifact.COLUMNS
-            + " FROM evidence_artifact a WHERE artifact_id = ? AND expired_at IS NULL FOR UPDATE";
+    private static final BoundSql<UUID> LOCK_FOR_EXPIRY = BoundSql.<UUID>builder()
+            .sql("SELECT ").sql(Artifact.COLUMNS).sql("""
+                      FROM evidence_artifact a WHERE artifact_id = ? AND expired_at IS NULL FOR UPDATE
+                    """, id -> id).build();
     /**
      * The candidate test again, as its own statement after the lock is granted: under READ COMMITTED it reads a
      * snapshot taken now, so it sees every reference committed while the lock was awaited.
      */
-    private static final String SQL_STILL_EXPIRABLE = "SELECT a.missing_since IS NULL"
-            + " AND a.last_activity_at < clock_timestamp() - make_interval(secs => ?) AND NOT " + KEEP
-            + " FROM evidence_artifact a WHERE a.artifact_id = ?";
+    private static final BoundSql<Recheck> STILL_EXPIRABLE = BoundSql.<Recheck>builder()
+            .sql("""
+                    SELECT a.missing_since IS NULL
+                           AND a.last_activity_at < clock_timestamp() - make_interval(secs => ?)
+                           AND NOT\s""", Recheck::windowSeconds).sql(KEEP).sql("""
+                      FROM evidence_artifact a WHERE a.artifact_id = ?
+                    """, Recheck::artifactId).build();
     private static final String SQL_DELETE_CLAIMS = "DELETE FROM claim WHERE artifact_id = ?";
     private static final String SQL_DELETE_RUNS = "DELETE FROM extraction_run WHERE artifact_id = ?";
     private static final String SQL_TOMBSTONE = """
             UPDATE evidence_artifact SET expired_at = now(), missing_since = NULL WHERE artifact_id = ?
             """;
-    private static final String SQL_COUNT_MISSING = "SELECT count(*) FROM evidence_artifact a"
-            + " WHERE missing_since IS NOT NULL AND expired_at IS NULL AND " + TENANT;
+    private static final BoundSql<Scan> COUNT_MISSING = Scan.sql()
+            .sql("""
+                    SELECT count(*) FROM evidence_artifact a
+                     WHERE missing_since IS NOT NULL AND expired_at IS NULL AND\s""").sql(TENANT).build();
 
     private final JdbcClient jdbc;
 
@@ -83,7 +110,7 @@ class EvidenceRetentionRepository {
 
     /** Expired artifacts whose object delete has not been confirmed (a crash or a store error after the expiry). */
     List<Artifact> pendingObjectDeletes(String tenant, int limit) {
-        return jdbc.sql(SQL_PENDING_DELETES).params(tenant, tenant, limit).query(Artifact::from).list();
+        return query(PENDING_DELETES, new Scan(tenant, null, 0, limit)).query(Artifact::from).list();
     }
 
     void objectDeleted(UUID artifactId) {
@@ -92,7 +119,7 @@ class EvidenceRetentionRepository {
 
     /** Live (not expired) artifacts after {@code after} in id order. */
     List<Artifact> livePage(String tenant, UUID after, int limit) {
-        return jdbc.sql(SQL_LIVE_PAGE).params(tenant, tenant, after, limit).query(Artifact::from).list();
+        return query(LIVE_PAGE, new Scan(tenant, after, 0, limit)).query(Artifact::from).list();
     }
 
     /** @return whether this call flagged it (false: already flagged, healed or expired meanwhile) */
@@ -113,16 +140,16 @@ class EvidenceRetentionRepository {
     }
 
     List<UUID> candidates(String tenant, long windowSeconds, UUID after, int limit) {
-        return jdbc.sql(SQL_CANDIDATES).params(windowSeconds, tenant, tenant, after, limit).query(UUID.class).list();
+        return query(CANDIDATES, new Scan(tenant, after, windowSeconds, limit)).query(UUID.class).list();
     }
 
     /** Inside the expiry's transaction: the live artifact, locked; empty when it expired meanwhile. */
     Optional<Artifact> lockForExpiry(UUID artifactId) {
-        return jdbc.sql(SQL_LOCK_FOR_EXPIRY).params(artifactId).query(Artifact::from).optional();
+        return query(LOCK_FOR_EXPIRY, artifactId).query(Artifact::from).optional();
     }
 
     boolean stillExpirable(UUID artifactId, long windowSeconds) {
-        return jdbc.sql(SQL_STILL_EXPIRABLE).params(windowSeconds, artifactId).query(Boolean.class).single();
+        return query(STILL_EXPIRABLE, new Recheck(artifactId, windowSeconds)).query(Boolean.class).single();
     }
 
     /** Deletes the artifact's claims and runs and leaves its row as an EXPIRED tombstone. */
@@ -133,6 +160,28 @@ class EvidenceRetentionRepository {
     }
 
     long countMissing(String tenant) {
-        return jdbc.sql(SQL_COUNT_MISSING).params(tenant, tenant).query(Long.class).single();
+        return query(COUNT_MISSING, new Scan(tenant, null, 0, 0)).query(Long.class).single();
+    }
+
+    private <A> JdbcClient.StatementSpec query(BoundSql<A> statement, A args) {
+        return jdbc.sql(statement.sql()).params(statement.params(args));
+    }
+
+    /**
+     * A scan's parameters, each bound by name where its statement uses it.
+     *
+     * @param tenant        the tenant, null for every tenant
+     * @param after         the artifact id the page starts after
+     * @param windowSeconds the inactivity window
+     * @param limit         the page's size
+     */
+    private record Scan(String tenant, UUID after, long windowSeconds, int limit) {
+        /** @return a builder with {@code :tenant} bound; a statement binds the other names it uses */
+        static BoundSql.Builder<Scan> sql() {
+            return BoundSql.<Scan>builder().param("tenant", Scan::tenant);
+        }
+    }
+
+    private record Recheck(UUID artifactId, long windowSeconds) {
     }
 }

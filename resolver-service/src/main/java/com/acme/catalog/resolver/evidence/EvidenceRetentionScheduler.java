@@ -1,14 +1,10 @@
 package com.acme.catalog.resolver.evidence;
 
-import java.time.Duration;
-
-import com.acme.catalog.resolver.periodic.PeriodicTasks;
+import com.acme.catalog.platform.concurrent.PeriodicScheduler;
+import com.acme.catalog.platform.concurrent.PeriodicTasks;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.ApplicationListener;
-import org.springframework.context.SmartLifecycle;
-import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.stereotype.Component;
 
 /**
@@ -17,7 +13,7 @@ import org.springframework.stereotype.Component;
  * first run.
  */
 @Component
-class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
+class EvidenceRetentionScheduler extends PeriodicScheduler {
 
     private static final Logger log = LoggerFactory.getLogger(EvidenceRetentionScheduler.class);
 
@@ -25,10 +21,10 @@ class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<
     private final EvidenceRetentionRepository repository;
     private final EvidenceMetrics metrics;
     private final EvidenceProperties properties;
-    private volatile PeriodicTasks tasks;
 
     EvidenceRetentionScheduler(EvidenceRetentionJob job, EvidenceRetentionRepository repository,
             EvidenceMetrics metrics, EvidenceProperties properties) {
+        super("evidence-retention", 1);
         this.job = job;
         this.repository = repository;
         this.metrics = metrics;
@@ -36,34 +32,12 @@ class EvidenceRetentionScheduler implements SmartLifecycle, ApplicationListener<
     }
 
     @Override
-    public void start() {
-        PeriodicTasks t = PeriodicTasks.onThread("evidence-retention");
-        t.runSoon(() -> metrics.missing(repository.countMissing(null)),
+    protected void schedule(PeriodicTasks tasks) {
+        tasks.runSoon(() -> metrics.missing(repository.countMissing(null)),
                 e -> log.warn("could not read the missing evidence count; the next retention run sets it", e));
         if (properties.retention().enabled()) {
-            t.every(properties.retention().interval(), () -> job.run(null, "SCHEDULED"),
+            tasks.every(properties.retention().interval(), () -> job.run(null, "SCHEDULED"),
                     e -> log.warn("evidence retention run failed; the next one retries", e));
         }
-        tasks = t;
-    }
-
-    @Override
-    public void stop() {
-        PeriodicTasks t = tasks;
-        tasks = null;
-        if (t != null) {
-            t.stop(Duration.ofSeconds(10));
-        }
-    }
-
-    /** Stops background database work as soon as the context starts closing. */
-    @Override
-    public void onApplicationEvent(ContextClosedEvent event) {
-        stop();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return tasks != null;
     }
 }

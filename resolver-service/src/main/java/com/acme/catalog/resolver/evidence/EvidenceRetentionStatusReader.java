@@ -7,6 +7,8 @@ import com.acme.catalog.contracts.evidence.EvidenceRetentionStatus;
 import com.acme.catalog.contracts.evidence.EvidenceRetentionStatus.ReferenceCounts;
 import com.acme.catalog.contracts.evidence.MissingArtifact;
 
+import com.acme.catalog.platform.sql.BoundSql;
+
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -16,12 +18,14 @@ class EvidenceRetentionStatusReader {
 
     private static final int MISSING_LISTED = 1000;
 
-    private static final String SQL_COUNTS = "SELECT"
-            + " count(*) FILTER (WHERE a.expired_at IS NULL) AS artifacts,"
-            + " count(*) FILTER (WHERE a.expired_at IS NULL AND " + EvidenceRetentionRepository.KEEP
-            + ") AS referenced,"
-            + " count(*) FILTER (WHERE a.expired_at IS NOT NULL) AS expired,"
-            + """
+    /** Counts of the tenant's artifacts; {@code referenced} is what the retention job's keep rule keeps. */
+    private static final BoundSql<String> COUNTS = BoundSql.<String>builder()
+            .sql("""
+                    SELECT count(*) FILTER (WHERE a.expired_at IS NULL) AS artifacts,
+                           count(*) FILTER (WHERE a.expired_at IS NULL AND\s""")
+            .sql(EvidenceRetentionRepository.KEEP).sql("""
+             ) AS referenced,
+             count(*) FILTER (WHERE a.expired_at IS NOT NULL) AS expired,
              count(*) FILTER (WHERE a.expired_at IS NULL AND EXISTS (
                  SELECT 1 FROM decision_citation dc JOIN decision_revision dr ON dr.decision_id = dc.decision_id
                   WHERE dc.artifact_id = a.artifact_id)) AS accepted_facts,
@@ -33,7 +37,7 @@ class EvidenceRetentionStatusReader {
                     AND NOT EXISTS (SELECT 1 FROM review_decision d WHERE d.case_id = rc.case_id))) AS open_cases,
              count(*) FILTER (WHERE a.expired_at IS NULL AND a.fixture) AS fixtures
               FROM evidence_artifact a WHERE a.tenant = ?
-            """;
+            """, tenant -> tenant).build();
     private static final String SQL_MISSING = """
             SELECT artifact_id, sha256, bytes, object_key, missing_since FROM evidence_artifact
              WHERE tenant = ? AND missing_since IS NOT NULL AND expired_at IS NULL
@@ -54,7 +58,7 @@ class EvidenceRetentionStatusReader {
         List<MissingArtifact> missing = jdbc.sql(SQL_MISSING).params(tenant, MISSING_LISTED)
                 .query((rs, n) -> new MissingArtifact(rs.getObject(1, UUID.class), rs.getString(2), rs.getLong(3),
                         rs.getString(4), rs.getTimestamp(5).toInstant())).list();
-        return jdbc.sql(SQL_COUNTS).params(tenant).query((rs, n) -> {
+        return jdbc.sql(COUNTS.sql()).params(COUNTS.params(tenant)).query((rs, n) -> {
             long artifacts = rs.getLong("artifacts");
             long referenced = rs.getLong("referenced");
             return new EvidenceRetentionStatus(tenant, artifacts, referenced, artifacts - referenced,
