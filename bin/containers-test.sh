@@ -198,9 +198,10 @@ subst = {"$__rate_interval": "1m", "${__rate_interval}": "1m", "$__interval": "1
          "$__range": "5m", "${tenant}": ".*", "$tenant": ".*", "${catalog}": ".*", "$catalog": ".*"}
 queries = 0
 # series that exist only while their condition holds (docs/metrics.md "Metrics and cardinality"): a blocked stream,
-# a refused stream, a running rebuild; a panel over one of them may show no data on a healthy stack
+# a refused stream, a running rebuild, a stream holding more retained bytes than the threshold; a panel over one of
+# them may show no data on a healthy stack
 conditional = ["resolver_outbox_pruned_through", "resolver_retention_blocked", "resolver_history_rolled_back",
-    "product_rebuild_phase"]
+    "product_rebuild_phase", "resolver_retention_retained_bytes{"]
 for path in sorted(glob.glob(dashboards + "/*.json")):
     d = json.load(open(path))
     for p in d.get("panels", []):
